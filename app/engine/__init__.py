@@ -1,0 +1,24 @@
+"""Skymo's rules engine: pure, deterministic, no I/O (RULES.md)."""
+
+from .actions import (
+    Action,
+    DiscardDrawn,
+    Draw,
+    Forfeit,
+    KeepDrawn,
+    Reveal,
+    TakeDiscard,
+    action_from_dict,
+    action_to_dict,
+)
+from .game import DECK, DOWN, GAME_OVER, GONE, PLAY, ROUND_OVER, SETUP, UP, Game, IllegalMove, Player
+from .record import FORMAT, RecordError, replay, to_record
+from .rules import Penalty, RuleError, RuleSet
+from .view import view
+
+__all__ = [
+    "Action", "DECK", "DOWN", "DiscardDrawn", "Draw", "FORMAT", "Forfeit", "GAME_OVER", "GONE",
+    "Game", "IllegalMove", "KeepDrawn", "PLAY", "Penalty", "Player", "ROUND_OVER", "RecordError",
+    "Reveal", "RuleError", "RuleSet", "SETUP", "TakeDiscard", "UP", "action_from_dict",
+    "action_to_dict", "replay", "to_record", "view",
+]

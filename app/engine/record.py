@@ -1,0 +1,132 @@
+"""Game records in the `skymo.game/1` format (GAME_RECORD.md): write and replay."""
+
+from __future__ import annotations
+
+from .actions import DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
+from .game import DECK, GAME_OVER, ROUND_OVER, SCORING, Game, IllegalMove, Player
+from .rules import RuleSet
+
+FORMAT = "skymo.game/1"
+
+
+class RecordError(ValueError):
+    """A record that is malformed or does not replay under the rules."""
+
+
+def to_record(game: Game) -> dict:
+    rounds = []
+    for rnd in game.rounds:
+        entry = {
+            "number": rnd.number,
+            "seating": list(rnd.seating),
+            "grids": rnd.dealt["grids"],
+            "discard": rnd.dealt["discard"],
+            "draw_pile": rnd.dealt["draw_pile"],
+            "starter": rnd.starter,
+            "moves": list(rnd.moves),
+        }
+        if rnd.result is not None:
+            entry["result"] = rnd.result
+        rounds.append(entry)
+    ended = game.phase == GAME_OVER
+    return {
+        "format": FORMAT,
+        "id": game.id,
+        "rules": game.rules.to_dict(),
+        "players": [p.to_dict() for p in game.players],
+        "rounds": rounds,
+        "final": {
+            "ended": ended,
+            "ranking": game.ranking(),
+            "forfeited": list(game.forfeited),
+        },
+    }
+
+
+def replay(record: dict) -> Game:
+    """Rebuild a game from a record, checking every move against the rules.
+
+    Raises RecordError naming the round and move that does not replay."""
+    if record.get("format") != FORMAT:
+        raise RecordError(f"not a {FORMAT} record")
+    try:
+        rules = RuleSet.from_dict(record["rules"])
+        players = [Player(p["id"], p["name"], p.get("bot")) for p in record["players"]]
+        game = Game(players, rules, seed=record.get("id", ""), game_id=record.get("id", ""), deal=False)
+        game.hold_scoring = True
+    except (KeyError, TypeError, ValueError) as exc:
+        raise RecordError(f"bad header: {exc}") from exc
+    for rnd_data in record["rounds"]:
+        number = rnd_data["number"]
+        deck = _deck_of(rules, rnd_data)
+        if sorted(deck) != sorted(DECK):
+            raise RecordError(f"round {number}: the deal is not the 150-card deck")
+        if game.phase == SCORING:
+            game.score_round()
+        if game.rounds and game.phase != ROUND_OVER:
+            raise RecordError(f"round {number}: the previous round did not end")
+        try:
+            game.start_next_round(
+                seating=rnd_data["seating"], deck=deck, starter=rnd_data.get("starter")
+            )
+        except IllegalMove as exc:
+            raise RecordError(f"round {number}: {exc.reason}") from exc
+        for index, move in enumerate(rnd_data["moves"]):
+            try:
+                if move.get("after_result") and game.phase == SCORING:
+                    game.score_round()
+                _apply_move(game, move)
+            except (IllegalMove, KeyError, TypeError, ValueError) as exc:
+                reason = exc.reason if isinstance(exc, IllegalMove) else repr(exc)
+                raise RecordError(f"round {number}, move {index + 1} ({move}): {reason}") from exc
+        _check_result(game, rnd_data)
+    if game.phase == SCORING:
+        game.score_round()
+        _check_result(game, record["rounds"][-1])
+    game.hold_scoring = False
+    return game
+
+
+def _deck_of(rules: RuleSet, rnd_data: dict) -> list[int]:
+    deck: list[int] = []
+    for p in rnd_data["seating"]:
+        rows = rnd_data["grids"][p]
+        if len(rows) != rules.rows or any(len(r) != rules.cols for r in rows):
+            raise RecordError(f"round {rnd_data['number']}: grid of {p} has the wrong shape")
+        for row in rows:
+            deck.extend(row)
+    return deck + list(rnd_data["discard"]) + list(rnd_data["draw_pile"])
+
+
+def _apply_move(game: Game, move: dict) -> None:
+    kind = move["type"]
+    if kind == "reshuffle":
+        if game.round.draw_pile:
+            raise IllegalMove("a reshuffle while the draw pile still has cards")
+        game.reshuffle(list(move["draw_pile"]))
+        return
+    player = move["player"]
+    if kind == "reveal":
+        game.apply(player, Reveal(move["row"], move["col"]))
+    elif kind == "take_discard":
+        game.apply(player, TakeDiscard(move["row"], move["col"]))
+    elif kind == "draw":
+        game.apply(player, Draw())
+        if move["keep"]:
+            game.apply(player, KeepDrawn(move["row"], move["col"]))
+        else:
+            flip = move.get("flip")
+            game.apply(player, DiscardDrawn(tuple(flip) if flip is not None else None))
+    elif kind == "forfeit":
+        game.apply(player, Forfeit())
+    else:
+        raise IllegalMove(f"unknown move type {kind!r}")
+
+
+def _check_result(game: Game, rnd_data: dict) -> None:
+    """A recorded result must be the one the rules give (checked once it is scored)."""
+    if "result" not in rnd_data or game.phase == SCORING:
+        return
+    mine = game.rounds[rnd_data["number"] - 1].result
+    if mine != rnd_data["result"]:
+        raise RecordError(f"round {rnd_data['number']}: result {rnd_data['result']} but the rules give {mine}")
