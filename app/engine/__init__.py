@@ -11,14 +11,50 @@ from .actions import (
     action_from_dict,
     action_to_dict,
 )
-from .game import DECK, DOWN, GAME_OVER, GONE, PLAY, ROUND_OVER, SETUP, UP, Game, IllegalMove, Player
+from .game import (
+    DECK,
+    DOWN,
+    GAME_OVER,
+    GONE,
+    PLAY,
+    ROUND_OVER,
+    SETUP,
+    UP,
+    Game,
+    IllegalMove,
+    Player,
+)
 from .record import FORMAT, RecordError, replay, to_record
 from .rules import Penalty, RuleError, RuleSet
 from .view import view
 
 __all__ = [
-    "Action", "DECK", "DOWN", "DiscardDrawn", "Draw", "FORMAT", "Forfeit", "GAME_OVER", "GONE",
-    "Game", "IllegalMove", "KeepDrawn", "PLAY", "Penalty", "Player", "ROUND_OVER", "RecordError",
-    "Reveal", "RuleError", "RuleSet", "SETUP", "TakeDiscard", "UP", "action_from_dict",
-    "action_to_dict", "replay", "to_record", "view",
+    "Action",
+    "DECK",
+    "DOWN",
+    "DiscardDrawn",
+    "Draw",
+    "FORMAT",
+    "Forfeit",
+    "GAME_OVER",
+    "GONE",
+    "Game",
+    "IllegalMove",
+    "KeepDrawn",
+    "PLAY",
+    "Penalty",
+    "Player",
+    "ROUND_OVER",
+    "RecordError",
+    "Reveal",
+    "RuleError",
+    "RuleSet",
+    "SETUP",
+    "TakeDiscard",
+    "UP",
+    "action_from_dict",
+    "action_to_dict",
+    "replay",
+    "to_record",
+    "view",
 ]

@@ -18,7 +18,9 @@ from .rules import RuleSet, check_player_count
 DOWN, UP, GONE = 0, 1, 2
 
 # 150 cards: five −2, ten −1, fifteen 0, ten each of 1..12.
-DECK: tuple[int, ...] = tuple([-2] * 5 + [-1] * 10 + [0] * 15 + [v for v in range(1, 13) for _ in range(10)])
+DECK: tuple[int, ...] = tuple(
+    [-2] * 5 + [-1] * 10 + [0] * 15 + [v for v in range(1, 13) for _ in range(10)]
+)
 
 # Phases of a game.
 SETUP = "setup"  # players choose their initial flips
@@ -420,9 +422,17 @@ class Game:
         i = grid.index(action.row, action.col)
         grid.state[i] = UP
         rnd.setup_left[player_id] -= 1
-        rnd.moves.append({"player": player_id, "type": "reveal", "row": action.row, "col": action.col})
+        rnd.moves.append(
+            {"player": player_id, "type": "reveal", "row": action.row, "col": action.col}
+        )
         rnd.log.append(
-            {"type": "reveal", "player": player_id, "row": action.row, "col": action.col, "value": grid.values[i]}
+            {
+                "type": "reveal",
+                "player": player_id,
+                "row": action.row,
+                "col": action.col,
+                "value": grid.values[i],
+            }
         )
         self._clear(player_id)
         self._maybe_finish_setup()
@@ -431,10 +441,18 @@ class Game:
         rnd = self.round
         card = rnd.discard.pop()
         old = self._place(player_id, action.row, action.col, card)
-        rnd.moves.append({"player": player_id, "type": "take_discard", "row": action.row, "col": action.col})
+        rnd.moves.append(
+            {"player": player_id, "type": "take_discard", "row": action.row, "col": action.col}
+        )
         rnd.log.append(
-            {"type": "take_discard", "player": player_id, "row": action.row, "col": action.col,
-             "value": card, "replaced": old}
+            {
+                "type": "take_discard",
+                "player": player_id,
+                "row": action.row,
+                "col": action.col,
+                "value": card,
+                "replaced": old,
+            }
         )
         self._clear(player_id)
         self._end_turn(player_id)
@@ -468,10 +486,24 @@ class Game:
         rnd = self.round
         card, rnd.drawn = rnd.drawn, None
         old = self._place(player_id, action.row, action.col, card)
-        rnd.moves.append({"player": player_id, "type": "draw", "keep": True, "row": action.row, "col": action.col})
+        rnd.moves.append(
+            {
+                "player": player_id,
+                "type": "draw",
+                "keep": True,
+                "row": action.row,
+                "col": action.col,
+            }
+        )
         rnd.log.append(
-            {"type": "keep_drawn", "player": player_id, "row": action.row, "col": action.col,
-             "value": card, "replaced": old}
+            {
+                "type": "keep_drawn",
+                "player": player_id,
+                "row": action.row,
+                "col": action.col,
+                "value": card,
+                "replaced": old,
+            }
         )
         self._clear(player_id)
         self._end_turn(player_id)
@@ -487,8 +519,12 @@ class Game:
             grid.state[i] = UP
             event["flip"] = {"row": action.flip[0], "col": action.flip[1], "value": grid.values[i]}
         rnd.moves.append(
-            {"player": player_id, "type": "draw", "keep": False,
-             "flip": list(action.flip) if action.flip is not None else None}
+            {
+                "player": player_id,
+                "type": "draw",
+                "keep": False,
+                "flip": list(action.flip) if action.flip is not None else None,
+            }
         )
         rnd.log.append(event)
         self._clear(player_id)
@@ -544,7 +580,15 @@ class Game:
         rnd = self.round
         for kind, number, values in rnd.grids[player_id].clear_lines(self.rules.clear_rows):
             rnd.discard.extend(values)
-            rnd.log.append({"type": "clear", "player": player_id, "line": kind, "index": number, "value": values[0]})
+            rnd.log.append(
+                {
+                    "type": "clear",
+                    "player": player_id,
+                    "line": kind,
+                    "index": number,
+                    "value": values[0],
+                }
+            )
 
     def _next_after(self, player_id: str) -> str:
         seating = self.round.seating
@@ -636,8 +680,10 @@ class Game:
     def penalised(self, rnd: Round | None = None) -> bool:
         rnd = rnd or self.round
         result = rnd.result
-        return bool(result) and result["ender"] in result["scores"] and (
-            result["scores"][result["ender"]] != result["raw"][result["ender"]]
+        return (
+            bool(result)
+            and result["ender"] in result["scores"]
+            and (result["scores"][result["ender"]] != result["raw"][result["ender"]])
         )
 
     # ----- serialisation -------------------------------------------------------------

@@ -52,7 +52,9 @@ def replay(record: dict) -> Game:
     try:
         rules = RuleSet.from_dict(record["rules"])
         players = [Player(p["id"], p["name"], p.get("bot")) for p in record["players"]]
-        game = Game(players, rules, seed=record.get("id", ""), game_id=record.get("id", ""), deal=False)
+        game = Game(
+            players, rules, seed=record.get("id", ""), game_id=record.get("id", ""), deal=False
+        )
         game.hold_scoring = True
     except (KeyError, TypeError, ValueError) as exc:
         raise RecordError(f"bad header: {exc}") from exc
@@ -129,4 +131,6 @@ def _check_result(game: Game, rnd_data: dict) -> None:
         return
     mine = game.rounds[rnd_data["number"] - 1].result
     if mine != rnd_data["result"]:
-        raise RecordError(f"round {rnd_data['number']}: result {rnd_data['result']} but the rules give {mine}")
+        raise RecordError(
+            f"round {rnd_data['number']}: result {rnd_data['result']} but the rules give {mine}"
+        )

@@ -109,7 +109,11 @@ class RuleSet:
 
     def summary(self) -> str:
         """A short line for lists of tables: '3×4, to 100, ender ×2'."""
-        parts = [f"{self.rows}×{self.cols}", f"to {self.end_score}", f"ender {self.penalty.describe()}"]
+        parts = [
+            f"{self.rows}×{self.cols}",
+            f"to {self.end_score}",
+            f"ender {self.penalty.describe()}",
+        ]
         if self.clear_rows:
             parts.append("rows clear")
         if self.initial_flips != 2:
