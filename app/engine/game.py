@@ -644,10 +644,14 @@ class Game:
         scores = dict(raw)
         ender = rnd.ender
         penalised = False
-        if ender in raw and raw[ender] > 0:
-            if any(raw[p] <= raw[ender] for p in playing if p != ender):
-                scores[ender] = self.rules.penalty.apply(raw[ender])
-                penalised = True
+        # Only a positive score is penalised, and only if the ender is not strictly lowest.
+        if (
+            ender in raw
+            and raw[ender] > 0
+            and any(raw[p] <= raw[ender] for p in playing if p != ender)
+        ):
+            scores[ender] = self.rules.penalty.apply(raw[ender])
+            penalised = True
         for p in playing:
             self.totals[p] += scores[p]
         rnd.result = {
