@@ -1,0 +1,64 @@
+"""Skymo: the web app factory (Flask's tutorial style)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from flask import Flask
+
+from . import games, models
+from .web import sock
+
+
+def _secret_key(instance: Path) -> str:
+    """From SKYMO_SECRET_KEY, else generated once and kept in the instance folder."""
+    key = os.environ.get("SKYMO_SECRET_KEY")
+    if key:
+        return key
+    path = instance / "secret_key"
+    if not path.exists():
+        path.write_text(secrets.token_hex(32))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+def create_app(config: dict | None = None) -> Flask:
+    root = Path(__file__).resolve().parent.parent
+    app = Flask(
+        __name__,
+        instance_path=os.environ.get("SKYMO_INSTANCE_PATH", str(root / "instance")),
+        template_folder=str(root / "templates"),
+        static_folder=str(root / "static"),
+    )
+    instance = Path(app.instance_path)
+    instance.mkdir(parents=True, exist_ok=True)
+    app.config.update(
+        DATABASE_URL=os.environ.get("SKYMO_DATABASE_URL", f"sqlite:///{instance / 'skymo.db'}"),
+        BOT_DELAY=float(os.environ.get("SKYMO_BOT_DELAY", "0.8")),
+        NEXT_ROUND_SECONDS=float(os.environ.get("SKYMO_NEXT_ROUND_SECONDS", "20")),
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=os.environ.get("SKYMO_SECURE_COOKIES", "") == "1",
+        PERMANENT_SESSION_LIFETIME=60 * 60 * 24 * 30,
+        SOCK_SERVER_OPTIONS={"ping_interval": 25, "max_message_size": 4096},
+        SEND_FILE_MAX_AGE_DEFAULT=60 * 60 * 24 * 365,
+        INLINE_BOTS=False,
+    )
+    if config:
+        app.config.update(config)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = _secret_key(instance)
+
+    models.init_app(app)
+    games.init_app(app)
+    sock.init_app(app)
+
+    from .web import lobby, security, table, ws
+
+    security.init_app(app)
+    app.register_blueprint(lobby.bp)
+    app.register_blueprint(table.bp)
+    ws.init_app(app)
+    return app

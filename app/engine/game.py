@@ -81,16 +81,17 @@ class Grid:
         discard pile."""
         cleared = []
         rows, cols, values, state = self.rows, self.cols, self.values, self.state
+        size = rows * cols
         while True:
             lines = []
             for c in range(cols):
-                cells = [r * cols + c for r in range(rows) if state[r * cols + c] != GONE]
-                if _complete(cells, values, state):
+                cells = _complete(range(c, size, cols), values, state)
+                if cells is not None:
                     lines.append(("column", c, cells))
             if clear_rows:
                 for r in range(rows):
-                    cells = [r * cols + c for c in range(cols) if state[r * cols + c] != GONE]
-                    if _complete(cells, values, state):
+                    cells = _complete(range(r * cols, r * cols + cols), values, state)
+                    if cells is not None:
                         lines.append(("row", r, cells))
             if not lines:
                 return cleared
@@ -109,11 +110,25 @@ class Grid:
         return cls(rows, cols, list(data["values"]), list(data["state"]))
 
 
-def _complete(cells: list[int], values: list[int], state: list[int]) -> bool:
-    if len(cells) < 2:
-        return False
-    first = values[cells[0]]
-    return all(state[i] == UP and values[i] == first for i in cells)
+def _complete(line: range, values: list[int], state: list[int]) -> list[int] | None:
+    """The remaining cells of a line if it clears: at least 2, all face up, all equal.
+    Runs after every move, so it stops at the first face-down or different card."""
+    first = None
+    n = 0
+    for i in line:
+        s = state[i]
+        if s == GONE:
+            continue
+        if s != UP:
+            return None
+        if n == 0:
+            first = values[i]
+        elif values[i] != first:
+            return None
+        n += 1
+    if n < 2:
+        return None
+    return [i for i in line if state[i] != GONE]
 
 
 class Round:

@@ -3,10 +3,8 @@ the draw pile's order, never another player's drawn card."""
 
 from __future__ import annotations
 
-from .game import GAME_OVER, GONE, PLAY, SETUP, UP, Game
-
-_DOWN = {"state": "down"}
-_GONE = {"state": "gone"}
+from .game import DOWN, GAME_OVER, PLAY, SETUP, UP, Game
+from .rules import RuleSet
 
 
 def view(game: Game, player_id: str | None) -> dict:
@@ -19,19 +17,21 @@ def view(game: Game, player_id: str | None) -> dict:
     rnd = game.rounds[-1] if game.rounds else None
     show_totals = rules.show_running_score or over
     me = player_id if player_id in game.totals else None
-    players = []
-    for p in game.players:
-        entry = {
+    totals = game.totals
+    forfeited = game.forfeited
+    players = [
+        {
             "id": p.id,
             "name": p.name,
             "bot": p.bot,
-            "forfeited": p.id in game.forfeited,
-            "total": game.totals[p.id] if show_totals else None,
+            "forfeited": p.id in forfeited,
+            "total": totals[p.id] if show_totals else None,
         }
-        players.append(entry)
+        for p in game.players
+    ]
     data = {
         "me": me,
-        "rules": rules.to_dict(),
+        "rules": _rules_dict(rules),
         "phase": game.phase,
         "players": players,
         "round": None,
@@ -40,12 +40,8 @@ def view(game: Game, player_id: str | None) -> dict:
     }
     if rnd is None:
         return data
-    grids = {}
-    for p, grid in rnd.grids.items():
-        # The final reveal turns every card up before scoring, so a scored round shows all.
-        cells = [_cell(value, state) for value, state in zip(grid.values, grid.state, strict=True)]
-        cols = grid.cols
-        grids[p] = [cells[r * cols : (r + 1) * cols] for r in range(grid.rows)]
+    # The final reveal turns every card up before scoring, so a scored round shows all.
+    grids = {p: _rows(grid.values, grid.state, grid.cols) for p, grid in rnd.grids.items()}
     data["round"] = {
         "number": rnd.number,
         "seating": list(rnd.seating),
@@ -58,6 +54,9 @@ def view(game: Game, player_id: str | None) -> dict:
         "draw_count": len(rnd.draw_pile),
         "discard_top": rnd.discard[-1] if rnd.discard else None,
         "discard_count": len(rnd.discard),
+        # Every card on the discard pile was seen face up by everyone: a player who
+        # watched the whole round knows them (bottom first).
+        "discard_pile": list(rnd.discard),
         "has_drawn": rnd.drawn is not None,
         "drawn": rnd.drawn if rnd.drawn is not None and rnd.turn == me and me is not None else None,
         "log": list(rnd.log),
@@ -77,7 +76,38 @@ def _visible_result(result: dict | None, show_totals: bool) -> dict | None:
     return visible
 
 
-def _cell(value: int, state: int) -> dict:
-    if state == UP:
-        return {"state": "up", "value": value}
-    return dict(_GONE) if state == GONE else dict(_DOWN)
+# RuleSet is frozen: its dict is built once per rule set (asdict is slow) and copied.
+_RULES_DICTS: dict[int, tuple[RuleSet, dict, tuple[str, ...]]] = {}
+
+
+def _rules_dict(rules: RuleSet) -> dict:
+    cached = _RULES_DICTS.get(id(rules))
+    if cached is None or cached[0] is not rules:
+        if len(_RULES_DICTS) > 256:
+            _RULES_DICTS.clear()
+        data = rules.to_dict()
+        nested = tuple(k for k, v in data.items() if isinstance(v, dict))
+        cached = (rules, data, nested)
+        _RULES_DICTS[id(rules)] = cached
+    _, data, nested = cached
+    copy = dict(data)
+    for key in nested:
+        copy[key] = dict(data[key])
+    return copy
+
+
+def _rows(values: list[int], state: list[int], cols: int) -> list[list[dict]]:
+    """A grid as rows of fresh cell dicts (view() runs for every move a bot makes)."""
+    rows = []
+    for start in range(0, len(values), cols):
+        row = []
+        for i in range(start, start + cols):
+            s = state[i]
+            if s == UP:
+                row.append({"state": "up", "value": values[i]})
+            elif s == DOWN:
+                row.append({"state": "down"})
+            else:
+                row.append({"state": "gone"})
+        rows.append(row)
+    return rows

@@ -1,0 +1,537 @@
+"""Bots: functions of what one player may see, never of the game itself.
+
+A bot receives `view(game, player)` (a JSON-able dict, see view.py) and a
+`random.Random`, and returns one legal `Action`. It never sees face-down values, the
+draw pile's order or another player's drawn card, because the view does not hold them.
+
+- `random`: any legal move (first a kind of move at random, then a position).
+- `greedy`: the best single move for its own grid, valuing an unknown card at the
+  deck's mean; avoids ending a round it would likely be penalised for.
+- `strong`: counts cards (every face-up card and the discard pile), weighs drawing
+  against the discard by the expected best reply, plans columns, keeps cards the next
+  player needs off the discard pile, and ends a round only when that likely pays.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+
+from .actions import Action, DiscardDrawn, Draw, KeepDrawn, Reveal, TakeDiscard
+from .game import DECK
+
+# A cell of a parsed grid: its value when face up, else one of these markers (values
+# lie in -2..12, so the markers can never be mistaken for a card).
+HIDDEN = -100
+CLEARED = -101
+
+CARD_VALUES = tuple(range(-2, 13))
+DECK_COUNTS = {v: DECK.count(v) for v in CARD_VALUES}
+MEAN_CARD = sum(DECK) / len(DECK)  # about 5.07: what an unknown card is worth
+
+Bot = Callable[[dict, random.Random], Action]
+
+
+# ----- reading a view ----------------------------------------------------------------
+def _flat(grid_rows: list[list[dict]]) -> list[int]:
+    """A view's grid as a flat list: the value of each face-up card, else a marker."""
+    return [
+        cell["value"] if cell["state"] == "up" else _MARKERS[cell["state"]]
+        for row in grid_rows
+        for cell in row
+    ]
+
+
+_MARKERS = {"down": HIDDEN, "gone": CLEARED}
+
+
+def _my_turn(view: dict) -> str | None:
+    """'setup', 'take' (no card drawn yet), 'drawn', or None when the viewer has no move."""
+    me = view["me"]
+    rnd = view["round"]
+    if me is None or rnd is None or me not in rnd["grids"]:
+        return None
+    for p in view["players"]:
+        if p["id"] == me and p["forfeited"]:
+            return None
+    phase = view["phase"]
+    if phase == "setup":
+        return "setup" if rnd["setup_left"].get(me, 0) > 0 else None
+    if phase != "play" or rnd["turn"] != me:
+        return None
+    return "drawn" if rnd["drawn"] is not None else "take"
+
+
+def has_move(view: dict) -> bool:
+    """Whether the viewer has a move to make now."""
+    return _my_turn(view) is not None
+
+
+def legal_moves(view: dict) -> list[Action]:
+    """Every move the viewer may make now, derived from the view alone (Forfeit aside)."""
+    kind = _my_turn(view)
+    if kind is None:
+        return []
+    rnd = view["round"]
+    cols = view["rules"]["cols"]
+    cells = _flat(rnd["grids"][view["me"]])
+    if kind == "setup":
+        return [Reveal(i // cols, i % cols) for i, v in enumerate(cells) if v == HIDDEN]
+    if kind == "take":
+        return [Draw()] + [
+            TakeDiscard(i // cols, i % cols) for i, v in enumerate(cells) if v != CLEARED
+        ]
+    keeps = [KeepDrawn(i // cols, i % cols) for i, v in enumerate(cells) if v != CLEARED]
+    flips = [DiscardDrawn((i // cols, i % cols)) for i, v in enumerate(cells) if v == HIDDEN]
+    return keeps + (flips or [DiscardDrawn(None)])
+
+
+def _lines(rows: int, cols: int, clear_rows: bool) -> list[list[tuple[int, ...]]]:
+    """For each cell, the lines (tuples of cell indexes) that can clear through it."""
+    key = (rows, cols, clear_rows)
+    cached = _LINES.get(key)
+    if cached is None:
+        cached = []
+        for i in range(rows * cols):
+            r, c = divmod(i, cols)
+            lines = [tuple(k * cols + c for k in range(rows))]
+            if clear_rows:
+                lines.append(tuple(r * cols + k for k in range(cols)))
+            cached.append(lines)
+        _LINES[key] = cached
+    return cached
+
+
+_LINES: dict[tuple[int, int, bool], list[list[tuple[int, ...]]]] = {}
+
+
+def _clear_bonus(cells: list[int], i: int, x: int, lines: list[tuple[int, ...]]) -> int:
+    """Points removed by clears if a face-up `x` lands at `i` (one pass, no chains)."""
+    removed = 0
+    shared = False
+    for line in lines:
+        n = 0
+        for j in line:
+            if j == i:
+                n += 1
+                continue
+            v = cells[j]
+            if v == CLEARED:
+                continue
+            if v != x:
+                n = 0
+                break
+            n += 1
+        if n >= 2:
+            removed += n * x - (x if shared else 0)
+            shared = True
+    return removed
+
+
+def _next_player(view: dict) -> str | None:
+    """Who moves after the viewer this round (None if nobody does)."""
+    rnd = view["round"]
+    me = view["me"]
+    if rnd["ender"] is not None:
+        left = rnd["last_turns"]
+        if me in left:
+            k = left.index(me)
+            return left[k + 1] if k + 1 < len(left) else None
+        return left[0] if left else None
+    gone = {p["id"] for p in view["players"] if p["forfeited"]}
+    seating = rnd["seating"]
+    start = seating.index(me)
+    for step in range(1, len(seating)):
+        candidate = seating[(start + step) % len(seating)]
+        if candidate not in gone:
+            return candidate
+    return None
+
+
+def _opponents(view: dict) -> list[str]:
+    me = view["me"]
+    gone = {p["id"] for p in view["players"] if p["forfeited"]}
+    return [p for p in view["round"]["seating"] if p != me and p not in gone]
+
+
+def _penalise(rules: dict, score: float) -> float:
+    penalty = rules["penalty"]
+    mode = penalty["mode"]
+    if mode == "multiplier":
+        return score * penalty["multiplier"]
+    if mode == "flat":
+        return score + penalty["flat"]
+    return score * penalty["multiplier"] + penalty["flat"]
+
+
+def _spread_reveal(cells: list[int], cols: int, rng: random.Random) -> Reveal:
+    """Setup: a face-down card, in a column with no face-up card if there is one."""
+    hidden = [i for i, v in enumerate(cells) if v == HIDDEN]
+    used = {i % cols for i, v in enumerate(cells) if v != HIDDEN and v != CLEARED}
+    fresh = [i for i in hidden if i % cols not in used]
+    i = rng.choice(fresh or hidden)
+    return Reveal(i // cols, i % cols)
+
+
+# ----- random ------------------------------------------------------------------------
+def random_bot(view: dict, rng: random.Random) -> Action:
+    """A legal move: first the kind of move at random, then where."""
+    kind = _my_turn(view)
+    if kind is None:
+        raise ValueError("the viewer has no move to make")
+    moves = legal_moves(view)
+    if kind == "setup":
+        return rng.choice(moves)
+    if kind == "take":
+        return Draw() if rng.random() < 0.5 else rng.choice(moves[1:])
+    keeps = [m for m in moves if isinstance(m, KeepDrawn)]
+    discards = [m for m in moves if isinstance(m, DiscardDrawn)]
+    return rng.choice(keeps if rng.random() < 0.5 else discards)
+
+
+# ----- greedy ------------------------------------------------------------------------
+GREEDY_TAKE = 3.0  # take the discard when it gains at least this much
+GREEDY_KEEP = 1.0  # keep a drawn card when it gains at least this much
+
+
+def _best_place(cells: list[int], x: int, lines, mean: float) -> tuple[int, float]:
+    """Where a face-up `x` gains most for this grid: (index, points gained)."""
+    best_i, best_gain = -1, -1e9
+    matches = x in cells  # a clear needs another card of the same value
+    for i, v in enumerate(cells):
+        if v == CLEARED:
+            continue
+        gain = (mean if v == HIDDEN else v) - x
+        if matches:
+            gain += _clear_bonus(cells, i, x, lines[i])
+        if gain > best_gain:
+            best_i, best_gain = i, gain
+    return best_i, best_gain
+
+
+def _estimate(cells: list[int], mean: float) -> float:
+    total = 0.0
+    for v in cells:
+        if v == HIDDEN:
+            total += mean
+        elif v != CLEARED:
+            total += v
+    return total
+
+
+def greedy_bot(view: dict, rng: random.Random) -> Action:
+    kind = _my_turn(view)
+    if kind is None:
+        raise ValueError("the viewer has no move to make")
+    rules = view["rules"]
+    cols = rules["cols"]
+    rnd = view["round"]
+    me = view["me"]
+    cells = _flat(rnd["grids"][me])
+    if kind == "setup":
+        return _spread_reveal(cells, cols, rng)
+    lines = _lines(rules["rows"], cols, rules["clear_rows"])
+    hidden = [i for i, v in enumerate(cells) if v == HIDDEN]
+    if kind == "take":
+        top = rnd["discard_top"]
+        i, gain = _best_place(cells, top, lines, MEAN_CARD)
+        if gain >= GREEDY_TAKE and not (
+            len(hidden) == 1 and cells[i] == HIDDEN and _greedy_fears_end(view, cells, i, top)
+        ):
+            return TakeDiscard(i // cols, i % cols)
+        return Draw()
+    drawn = rnd["drawn"]
+    i, gain = _best_place(cells, drawn, lines, MEAN_CARD)
+    if not hidden:
+        return KeepDrawn(i // cols, i % cols) if gain > 0 else DiscardDrawn(None)
+    keep = gain >= GREEDY_KEEP
+    if len(hidden) == 1 and (cells[i] == HIDDEN or not keep):
+        # This move would turn my last card and end the round: only if it likely pays.
+        ending_score = drawn if keep else MEAN_CARD
+        if _greedy_fears_end(view, cells, hidden[0], ending_score):
+            j, up_gain = _best_up_place(cells, drawn, lines)
+            if j >= 0 and up_gain >= -3:
+                return KeepDrawn(j // cols, j % cols)
+    if keep:
+        return KeepDrawn(i // cols, i % cols)
+    j = rng.choice(hidden)
+    return DiscardDrawn((j // cols, j % cols))
+
+
+def _best_up_place(cells: list[int], x: int, lines) -> tuple[int, float]:
+    best_i, best_gain = -1, -1e9
+    for i, v in enumerate(cells):
+        if v == HIDDEN or v == CLEARED:
+            continue
+        gain = v - x + _clear_bonus(cells, i, x, lines[i])
+        if gain > best_gain:
+            best_i, best_gain = i, gain
+    return best_i, best_gain
+
+
+def _greedy_fears_end(view: dict, cells: list[int], last: int, value: float) -> bool:
+    """Would ending now (my last hidden card at `last` becoming `value`) likely be
+    penalised? Opponents are valued at their face-up cards plus the mean per hidden one."""
+    rnd = view["round"]
+    if rnd["ender"] is not None:
+        return False
+    if len(rnd["log"]) > 60 * len(rnd["seating"]):
+        return False  # a long round: end it rather than stall
+    mine = _estimate(cells, MEAN_CARD) - MEAN_CARD + value
+    if mine <= 0:
+        return False
+    grids = rnd["grids"]
+    best_other = min(_estimate(_flat(grids[p]), MEAN_CARD) for p in _opponents(view))
+    return mine >= best_other
+
+
+# ----- strong ------------------------------------------------------------------------
+STRONG = {
+    "flip_bonus": 0.6,  # worth of turning a card: information and progress
+    "block": 0.5,  # weight of the next player's gain from the card I leave on top
+    "block_base": 2.0,  # what the next player gains anyway by drawing
+    "end_edge": 1.5,  # worth of ending a round I am likely to win outright
+    "potential": 0.35,  # weight of a column one matching card away from clearing
+    "opp_turn": 2.0,  # what an opponent gains on a last turn
+}
+
+
+class _Knowledge:
+    """What the viewer knows this turn: cards still unseen, their mean and spread."""
+
+    __slots__ = ("counts", "unseen", "mean", "sd", "probs")
+
+    def __init__(self, view: dict, grids: dict[str, list[int]]):
+        counts = dict(DECK_COUNTS)
+        rnd = view["round"]
+        for cells in grids.values():
+            for v in cells:
+                if v > HIDDEN:
+                    counts[v] -= 1
+        pile = rnd.get("discard_pile")
+        if pile is None:
+            pile = [rnd["discard_top"]] if rnd["discard_top"] is not None else []
+        for v in pile:
+            counts[v] -= 1
+        if rnd["drawn"] is not None:
+            counts[rnd["drawn"]] -= 1
+        unseen = sum(c for c in counts.values() if c > 0)
+        if unseen <= 0:  # cannot happen with a full deck; stay safe anyway
+            counts, unseen = dict(DECK_COUNTS), len(DECK)
+        self.counts = counts
+        self.unseen = unseen
+        self.probs = {v: c / unseen for v, c in counts.items() if c > 0}
+        self.mean = sum(v * p for v, p in self.probs.items())
+        var = sum((v - self.mean) ** 2 * p for v, p in self.probs.items())
+        self.sd = math.sqrt(var)
+
+
+def _phi(z: float) -> float:
+    return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
+
+
+class _Strong:
+    """One decision of the strong bot. Values are changes to my expected round score
+    (lower is better), with strategic terms added."""
+
+    def __init__(self, view: dict, rng: random.Random):
+        self.view = view
+        self.rng = rng
+        rules = view["rules"]
+        self.rules = rules
+        self.cols = rules["cols"]
+        self.lines = _lines(rules["rows"], self.cols, rules["clear_rows"])
+        rnd = view["round"]
+        self.rnd = rnd
+        self.me = view["me"]
+        self.grids = {p: _flat(g) for p, g in rnd["grids"].items()}
+        self.cells = self.grids[self.me]
+        self.know = _Knowledge(view, self.grids)
+        self.mean = self.know.mean
+        self.opponents = _opponents(view)
+        self.hidden = [i for i, v in enumerate(self.cells) if v == HIDDEN]
+        self.last_turn = rnd["ender"] is not None
+        # Turns left in this round, roughly: the fewest hidden cards at the table.
+        fewest = min(
+            [sum(1 for v in self.grids[p] if v == HIDDEN) for p in self.opponents]
+            + [len(self.hidden)]
+        )
+        self.horizon = 0.0 if self.last_turn else 1.0 + 1.5 * fewest
+        nxt = _next_player(view)
+        self.next_gain = self._gains_for(nxt) if nxt is not None else None
+
+    # -- the other side ------------------------------------------------------------
+    def _gains_for(self, player: str) -> dict[int, float]:
+        """What the next player gains at best by taking each possible top card."""
+        cells = self.grids[player]
+        mean = self.mean
+        lines = self.lines
+        return {x: _best_place(cells, x, lines, mean)[1] for x in CARD_VALUES}
+
+    def block(self, top: int | None) -> float:
+        """Cost of leaving `top` on the discard pile for the next player."""
+        if top is None or self.next_gain is None:
+            return 0.0
+        extra = self.next_gain[top] - STRONG["block_base"]
+        return STRONG["block"] * extra if extra > 0 else 0.0
+
+    # -- my grid -------------------------------------------------------------------
+    def potential(self, cells: list[int], col: int) -> float:
+        """Expected saving from a column that one more matching card would clear."""
+        if self.horizon <= 0:
+            return 0.0
+        cols = self.cols
+        idx = self.lines[col][0]
+        live = [cells[j] for j in idx if cells[j] != CLEARED]
+        n = len(live)
+        if n < 2:
+            return 0.0
+        best = 0.0
+        for v in set(live):
+            if v <= 0 or v == HIDDEN:
+                continue
+            if live.count(v) == n - 1:
+                left = self.know.counts.get(v, 0)
+                chance = 1.0 - (1.0 - left / self.know.unseen) ** (1.5 * self.horizon)
+                best = max(best, chance * n * v)
+        del cols
+        return STRONG["potential"] * best
+
+    def place(self, i: int, x: int) -> float:
+        """Change of my expected score if a face-up `x` replaces cell `i`."""
+        cells = self.cells
+        old = cells[i]
+        delta = x - (self.mean if old == HIDDEN else old)
+        delta -= _clear_bonus(cells, i, x, self.lines[i])
+        col = i % self.cols
+        before = self.potential(cells, col)
+        cells[i] = x
+        after = self.potential(cells, col)
+        cells[i] = old
+        return delta - (after - before)
+
+    def flip(self, i: int) -> float:
+        """Change of my expected score from turning the hidden cell `i` (a chance of
+        clearing its column, plus what knowing the card is worth)."""
+        cells = self.cells
+        delta = 0.0
+        probs = self.know.probs
+        seen = set()
+        for line in self.lines[i]:
+            for j in line:
+                v = cells[j]
+                if j != i and v > HIDDEN and v not in seen:
+                    seen.add(v)
+                    p = probs.get(v)
+                    if p:
+                        delta -= p * _clear_bonus(cells, i, v, self.lines[i])
+        if not self.last_turn:
+            delta -= STRONG["flip_bonus"]
+        return delta
+
+    def current(self) -> float:
+        return _estimate(self.cells, self.mean)
+
+    # -- ending the round ----------------------------------------------------------
+    def lowest_chance(self, score: float) -> float:
+        """Chance that every opponent ends strictly above `score` after a last turn."""
+        chance = 1.0
+        sd_card = self.know.sd
+        for p in self.opponents:
+            cells = self.grids[p]
+            hidden = sum(1 for v in cells if v == HIDDEN)
+            mu = _estimate(cells, self.mean) - STRONG["opp_turn"]
+            sd = math.sqrt(hidden * sd_card * sd_card + 4.0)
+            chance *= _phi((mu - score - 0.5) / sd)
+        return chance
+
+    def end_value(self, score: float) -> float:
+        """Expected final score if I end the round with `score`, minus the edge of ending."""
+        if score <= 0:
+            return score - STRONG["end_edge"]
+        chance = self.lowest_chance(score)
+        penalised = _penalise(self.rules, score)
+        return score + (1.0 - chance) * (penalised - score) - STRONG["end_edge"] * chance
+
+    def ends(self, i: int) -> bool:
+        """Does a move that makes cell `i` face up end the round?"""
+        return not self.last_turn and len(self.hidden) == 1 and self.hidden[0] == i
+
+    def keep_value(self, i: int, x: int) -> float:
+        if self.ends(i):
+            score = self.current() - self.mean + x - _clear_bonus(self.cells, i, x, self.lines[i])
+            return self.end_value(score) - self.current()
+        old = self.cells[i]
+        top = x if _clear_bonus(self.cells, i, x, self.lines[i]) else old
+        return self.place(i, x) + self.block(top if old != HIDDEN else None)
+
+    def flip_value(self, i: int, discarded: int) -> float:
+        if self.ends(i):
+            base = self.current() - self.mean
+            total = 0.0
+            for v, p in self.know.probs.items():
+                score = base + v - _clear_bonus(self.cells, i, v, self.lines[i])
+                total += p * self.end_value(score)
+            return total - self.current() + self.block(discarded)
+        return self.flip(i) + self.block(discarded)
+
+    def reply(self, x: int) -> tuple[float, Action]:
+        """Best thing to do with a drawn `x`: (value, action)."""
+        cols = self.cols
+        best = (1e9, None)
+        for i, v in enumerate(self.cells):
+            if v == CLEARED:
+                continue
+            value = self.keep_value(i, x)
+            if value < best[0]:
+                best = (value, KeepDrawn(i // cols, i % cols))
+        if self.hidden:
+            for i in self.hidden:
+                value = self.flip_value(i, x)
+                if value < best[0] or (value == best[0] and self.rng.random() < 0.5):
+                    best = (value, DiscardDrawn((i // cols, i % cols)))
+        else:
+            value = self.block(x)
+            if value < best[0]:
+                best = (value, DiscardDrawn(None))
+        return best
+
+    def take_or_draw(self) -> Action:
+        cols = self.cols
+        top = self.rnd["discard_top"]
+        best_take = (1e9, None)
+        for i, v in enumerate(self.cells):
+            if v == CLEARED:
+                continue
+            value = self.keep_value(i, top)
+            if value < best_take[0]:
+                best_take = (value, TakeDiscard(i // cols, i % cols))
+        # Drawing: whatever I do next covers the top card; I reply to what I draw.
+        draw_value = 0.0
+        for x, p in self.know.probs.items():
+            draw_value += p * self.reply(x)[0]
+        if best_take[0] < draw_value:
+            return best_take[1]
+        return Draw()
+
+
+def strong_bot(view: dict, rng: random.Random) -> Action:
+    kind = _my_turn(view)
+    if kind is None:
+        raise ValueError("the viewer has no move to make")
+    if kind == "setup":
+        return _spread_reveal(_flat(view["round"]["grids"][view["me"]]), view["rules"]["cols"], rng)
+    mind = _Strong(view, rng)
+    if kind == "take":
+        return mind.take_or_draw()
+    return mind.reply(view["round"]["drawn"])[1]
+
+
+BOTS: dict[str, Bot] = {"random": random_bot, "greedy": greedy_bot, "strong": strong_bot}
+
+
+def choose(name: str, view: dict, rng: random.Random) -> Action:
+    """The move bot `name` makes on `view`. Raises KeyError for an unknown bot and
+    ValueError when the viewer has no move to make."""
+    return BOTS[name](view, rng)

@@ -1,0 +1,643 @@
+"""The table service: the only place that joins the engine, the store and the hub.
+
+Every change follows one path: lock the table, load it, check the client's `version`,
+apply through the engine, write state and version in one transaction, then push.
+Bots and timers (next round) go through the same path from the scheduler."""
+
+from __future__ import annotations
+
+import heapq
+import logging
+import random
+import secrets
+import threading
+import time
+from collections import defaultdict
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from . import models
+from .engine import (
+    GAME_OVER,
+    PLAY,
+    ROUND_OVER,
+    SETUP,
+    Action,
+    Forfeit,
+    Game,
+    IllegalMove,
+    Player,
+    RuleError,
+    RuleSet,
+    to_record,
+    view,
+)
+from .engine.bots import BOTS, choose
+from .hub import hub
+from .models import GameRecord, Seat, Table, db, utcnow
+
+log = logging.getLogger(__name__)
+
+MAX_SEATS = 8
+NAME_MAX = 20
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: codes are read aloud
+NEXT_ROUND_SECONDS = 20
+BOT_NAMES = {
+    "random": ["Dice", "Coin", "Lottie", "Rolly"],
+    "greedy": ["Gobbler", "Grabby", "Magpie", "Hoarder"],
+    "strong": ["Ada", "Turing", "Deep Blue", "Hal"],
+}
+
+
+class TableError(Exception):
+    """A request the table cannot take; `message` is shown to the player."""
+
+    def __init__(self, message: str, status: int = 400, field: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.field = field
+
+
+class Stale(Exception):
+    """The client acted on an old version: it gets the current table back."""
+
+
+@dataclass
+class Settings:
+    bot_delay: float = 0.8  # seconds a bot waits, so people can follow its moves
+    next_round_seconds: float = NEXT_ROUND_SECONDS
+    inline_bots: bool = False  # tests: bots move inside the request, no scheduler thread
+
+
+settings = Settings()
+_locks: dict[str, threading.Lock] = defaultdict(threading.Lock)
+_locks_guard = threading.Lock()
+
+
+@contextmanager
+def locked(code: str):
+    """One change at a time per table in this process; the version check in the UPDATE
+    keeps it exactly-once across processes too."""
+    with _locks_guard:
+        lock = _locks[code]
+    with lock:
+        yield
+
+
+# ----- lookups -------------------------------------------------------------------------
+def get_table(code: str) -> Table:
+    code = (code or "").strip().upper()
+    table = Table.get_or_none(Table.code == code)
+    if table is None or table.status == Table.CLOSED:
+        raise TableError("There is no table with that code.", 404)
+    return table
+
+
+def seats_of(table: Table) -> list[Seat]:
+    return list(
+        Seat.select().where((Seat.table == table) & (Seat.left == False)).order_by(Seat.position)  # noqa: E712
+    )
+
+
+def seat_by_token(table: Table, token: str | None) -> Seat | None:
+    if not token:
+        return None
+    return Seat.get_or_none((Seat.table == table) & (Seat.token == token) & (Seat.left == False))  # noqa: E712
+
+
+def load_game(table: Table) -> Game | None:
+    return Game.from_dict(table.state) if table.state else None
+
+
+def public_tables(limit: int = 20) -> list[dict]:
+    tables = (
+        Table.select()
+        .where((Table.public == True) & (Table.status == Table.LOBBY))  # noqa: E712
+        .order_by(Table.updated_at.desc())
+        .limit(limit)
+    )
+    listed = []
+    for table in tables:
+        seats = seats_of(table)
+        host = next((s for s in seats if s.id == table.host_seat), None)
+        if host is None or len(seats) >= MAX_SEATS:
+            continue
+        listed.append(
+            {
+                "code": table.code,
+                "host": host.name,
+                "seats": len(seats),
+                "max": MAX_SEATS,
+                "rules": RuleSet.from_dict(table.rules).summary(),
+            }
+        )
+    return listed
+
+
+# ----- validation ----------------------------------------------------------------------
+def clean_name(name, table: Table | None = None, exclude: Seat | None = None) -> str:
+    if not isinstance(name, str):
+        raise TableError("Type a name.", field="name")
+    name = " ".join(name.split())  # trims, and folds runs of spaces
+    if not name:
+        raise TableError("Type a name.", field="name")
+    if len(name) > NAME_MAX:
+        raise TableError(f"A name has at most {NAME_MAX} characters.", field="name")
+    if any(ord(ch) < 32 for ch in name):
+        raise TableError("That name has characters we cannot show.", field="name")
+    if table is not None:
+        for seat in seats_of(table):
+            if seat is not exclude and seat.name.casefold() == name.casefold():
+                raise TableError(
+                    f"{name} is already at this table: pick another name.", field="name"
+                )
+    return name
+
+
+def parse_rules(form) -> RuleSet:
+    """Build a RuleSet from the lobby form; RuleError names the field that is wrong."""
+
+    def number(field, default):
+        raw = form.get(field)
+        if raw is None or str(raw).strip() == "":
+            return default
+        try:
+            return int(str(raw).strip())
+        except ValueError:
+            raise RuleError(field, "must be a whole number") from None
+
+    def flag(field):
+        return str(form.get(field, "")).lower() in ("on", "1", "true", "yes")
+
+    defaults = RuleSet()
+    data = {
+        "rows": number("rows", defaults.rows),
+        "cols": number("cols", defaults.cols),
+        "initial_flips": number("initial_flips", defaults.initial_flips),
+        "end_score": number("end_score", defaults.end_score),
+        "clear_rows": flag("clear_rows"),
+        "penalty": {
+            "mode": form.get("penalty_mode") or defaults.penalty.mode,
+            "multiplier": number("penalty_multiplier", defaults.penalty.multiplier),
+            "flat": number("penalty_flat", defaults.penalty.flat),
+        },
+        "show_running_score": flag("show_running_score"),
+        "reseat": form.get("reseat") or defaults.reseat,
+    }
+    return RuleSet.from_dict(data)
+
+
+# ----- lobby ---------------------------------------------------------------------------
+def new_code() -> str:
+    while True:
+        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
+        if not Table.select().where(Table.code == code).exists():
+            return code
+
+
+def create_table(host_name: str, public: bool = False) -> tuple[Table, Seat]:
+    name = clean_name(host_name)
+    with db.atomic():
+        table = Table.create(code=new_code(), rules=RuleSet().to_dict(), public=bool(public))
+        seat = Seat.create(table=table, position=0, name=name, token=secrets.token_urlsafe(24))
+        table.host_seat = seat.id
+        table.save()
+    return table, seat
+
+
+def join(code: str, name: str) -> Seat:
+    with locked(code):
+        with db.atomic():
+            table = get_table(code)
+            if table.status != Table.LOBBY:
+                raise TableError("This game has already started: you can watch it.", 409)
+            seats = seats_of(table)
+            if len(seats) >= MAX_SEATS:
+                raise TableError("This table is full.", 409)
+            name = clean_name(name, table)
+            position = max((s.position for s in seats), default=-1) + 1
+            seat = Seat.create(
+                table=table, position=position, name=name, token=secrets.token_urlsafe(24)
+            )
+            _touch(table)
+    hub.publish(code, "lobby")
+    return seat
+
+
+def _require_host(table: Table, seat: Seat | None) -> None:
+    if seat is None or seat.id != table.host_seat:
+        raise TableError("Only the host can do that.", 403)
+
+
+def _require_lobby(table: Table) -> None:
+    if table.status != Table.LOBBY:
+        raise TableError("The game has already started.", 409)
+
+
+def _touch(table: Table) -> None:
+    table.version += 1
+    table.updated_at = utcnow()
+    table.save()
+
+
+def update_rules(code: str, seat: Seat | None, form) -> RuleSet:
+    with locked(code):
+        with db.atomic():
+            table = get_table(code)
+            _require_host(table, seat)
+            _require_lobby(table)
+            try:
+                rules = parse_rules(form)
+            except RuleError as exc:
+                raise TableError(_rule_message(exc), field=exc.field) from None
+            table.rules = rules.to_dict()
+            table.public = str(form.get("public", "")).lower() in ("on", "1", "true")
+            _touch(table)
+    hub.publish(code, "lobby")
+    return rules
+
+
+def _rule_message(exc: RuleError) -> str:
+    labels = {
+        "rows": "Rows",
+        "cols": "Columns",
+        "initial_flips": "Cards turned at the start",
+        "end_score": "End score",
+        "penalty.mode": "Penalty",
+        "penalty.multiplier": "Multiplier",
+        "penalty.flat": "Points added",
+        "reseat": "Seating",
+        "players": "Players",
+    }
+    return f"{labels.get(exc.field, exc.field)} {exc.message}."
+
+
+def add_bot(code: str, seat: Seat | None, kind: str) -> Seat:
+    if kind not in BOTS:
+        raise TableError("Choose a bot: random, greedy or strong.", field="bot")
+    with locked(code):
+        with db.atomic():
+            table = get_table(code)
+            _require_host(table, seat)
+            _require_lobby(table)
+            seats = seats_of(table)
+            if len(seats) >= MAX_SEATS:
+                raise TableError("This table is full.", 409)
+            taken = {s.name.casefold() for s in seats}
+            base = [n for n in BOT_NAMES[kind] if n.casefold() not in taken]
+            name = base[0] if base else f"Bot {len(seats) + 1}"
+            n = 2
+            while name.casefold() in taken:
+                name, n = f"{BOT_NAMES[kind][0]} {n}", n + 1
+            position = max((s.position for s in seats), default=-1) + 1
+            bot = Seat.create(
+                table=table, position=position, name=name, bot=kind, token=secrets.token_urlsafe(24)
+            )
+            _touch(table)
+    hub.publish(code, "lobby")
+    return bot
+
+
+def remove_seat(code: str, seat: Seat | None, target_id) -> None:
+    """The host removes a seat, or anyone leaves the lobby (target is their own seat)."""
+    with locked(code):
+        with db.atomic():
+            table = get_table(code)
+            _require_lobby(table)
+            try:
+                target = Seat.get_or_none((Seat.id == int(target_id)) & (Seat.table == table))
+            except (TypeError, ValueError):
+                target = None
+            if target is None or target.left:
+                raise TableError("That seat is already empty.", 404)
+            if seat is None or (seat.id != table.host_seat and seat.id != target.id):
+                raise TableError("Only the host can do that.", 403)
+            target.left = True
+            target.save()
+            if target.id == table.host_seat:
+                # The host left: the next person in lobby order hosts.
+                people = [s for s in seats_of(table) if s.bot is None]
+                table.host_seat = people[0].id if people else None
+                if table.host_seat is None:
+                    table.status = Table.CLOSED
+            _touch(table)
+    hub.publish(code, "lobby")
+
+
+def start(code: str, seat: Seat | None, version) -> None:
+    with locked(code):
+        with db.atomic():
+            table = get_table(code)
+            _check_version(table, version)
+            _require_host(table, seat)
+            _require_lobby(table)
+            seats = seats_of(table)
+            if len(seats) < 2:
+                raise TableError("At least 2 players are needed: invite a friend or add a bot.")
+            _new_game(table, seats)
+    hub.publish(code, "table")
+    after_change(code)
+
+
+def _new_game(table: Table, seats: list[Seat]) -> Game:
+    table.game_number += 1
+    players = [Player(s.player_id, s.name, s.bot) for s in seats]
+    game = Game(
+        players,
+        RuleSet.from_dict(table.rules),
+        seed=secrets.token_hex(8),
+        game_id=f"{table.code}-{table.game_number}",
+    )
+    _bot_setup(game)
+    table.state = game.to_dict()
+    table.status = Table.PLAYING
+    table.votes = {}
+    _touch(table)
+    return game
+
+
+def _check_version(table: Table, version) -> None:
+    try:
+        version = int(version)
+    except (TypeError, ValueError):
+        raise Stale() from None
+    if version != table.version:
+        raise Stale()
+
+
+# ----- moves ---------------------------------------------------------------------------
+def play(code: str, seat: Seat | None, action: Action, version) -> list[dict]:
+    """Apply a player's move. Raises Stale for an old version, TableError for a move the
+    rules refuse (nothing changes then)."""
+    if seat is None:
+        raise TableError("You are watching this table: join to play.", 403)
+    with locked(code):
+        with db.atomic():
+            table = get_table(code)
+            if table.status != Table.PLAYING:
+                raise TableError("There is no game in progress.", 409)
+            _check_version(table, version)
+            game = load_game(table)
+            try:
+                events = game.apply(seat.player_id, action)
+            except IllegalMove as exc:
+                raise TableError(exc.reason, 409) from None
+            _save_game(table, game)
+    hub.publish(code, "table")
+    after_change(code)
+    return events
+
+
+def _save_game(table: Table, game: Game) -> None:
+    """State, version and (at game end) the record, in the caller's transaction."""
+    if game.phase == ROUND_OVER and table.votes.get("round") != len(game.rounds):
+        table.votes = {"round": len(game.rounds), "round_over_at": time.time(), "next": []}
+    if game.phase == GAME_OVER and table.status != Table.FINISHED:
+        table.status = Table.FINISHED
+        table.votes = {"rematch": []}
+        GameRecord.insert(
+            table=table, number=table.game_number, record=to_record(game)
+        ).on_conflict_replace().execute()
+    table.state = game.to_dict()
+    _touch(table)
+
+
+def vote_next_round(code: str, seat: Seat | None, version) -> None:
+    if seat is None:
+        raise TableError("You are watching this table.", 403)
+    with locked(code):
+        with db.atomic():
+            table = get_table(code)
+            _check_version(table, version)
+            game = load_game(table)
+            if game is None or game.phase != ROUND_OVER:
+                raise TableError("The round is not over.", 409)
+            votes = dict(table.votes)
+            votes["next"] = sorted(set(votes.get("next", [])) | {seat.id})
+            table.votes = votes
+            if _everyone_ready(table, game):
+                game.start_next_round()
+                _bot_setup(game)
+                _save_game(table, game)
+            else:
+                _touch(table)
+    hub.publish(code, "table")
+    after_change(code)
+
+
+def _everyone_ready(table: Table, game: Game) -> bool:
+    humans = {s.id for s in seats_of(table) if s.bot is None and s.player_id in game.active()}
+    present = hub.present(table.code) & humans
+    needed = present or humans
+    return needed <= set(table.votes.get("next", []))
+
+
+def forfeit(code: str, seat: Seat | None) -> None:
+    if seat is None:
+        raise TableError("You are watching this table.", 403)
+    with locked(code):
+        with db.atomic():
+            table = get_table(code)
+            game = load_game(table)
+            if game is None or game.is_over:
+                raise TableError("There is no game in progress.", 409)
+            try:
+                game.apply(seat.player_id, Forfeit())
+            except IllegalMove as exc:
+                raise TableError(exc.reason, 409) from None
+            _save_game(table, game)
+    hub.publish(code, "table")
+    after_change(code)
+
+
+def opt_rematch(code: str, seat: Seat | None, version) -> None:
+    if seat is None:
+        raise TableError("You are watching this table.", 403)
+    with locked(code):
+        with db.atomic():
+            table = get_table(code)
+            _check_version(table, version)
+            if table.status != Table.FINISHED:
+                raise TableError("The game is not over yet.", 409)
+            votes = dict(table.votes)
+            votes["rematch"] = sorted(set(votes.get("rematch", [])) | {seat.id})
+            table.votes = votes
+            _touch(table)
+    hub.publish(code, "table")
+
+
+def start_rematch(code: str, seat: Seat | None, version) -> None:
+    with locked(code):
+        with db.atomic():
+            table = get_table(code)
+            _check_version(table, version)
+            if table.status != Table.FINISHED:
+                raise TableError("The game is not over yet.", 409)
+            _require_host_or_first(table, seat)
+            opted = set(table.votes.get("rematch", []))
+            seats = [s for s in seats_of(table) if s.bot is not None or s.id in opted]
+            if sum(1 for s in seats if s.bot is None) < 1 or len(seats) < 2:
+                raise TableError("At least 2 players must choose to play again.")
+            for s in seats_of(table):
+                if s not in seats:
+                    s.left = True
+                    s.save()
+            _new_game(table, seats)
+    hub.publish(code, "table")
+    after_change(code)
+
+
+def _require_host_or_first(table: Table, seat: Seat | None) -> None:
+    if seat is None:
+        raise TableError("You are watching this table.", 403)
+    if seat.id == table.host_seat:
+        return
+    opted = table.votes.get("rematch", [])
+    if seat.id not in opted:
+        raise TableError("Choose to play again first.", 409)
+
+
+# ----- bots and timers -----------------------------------------------------------------
+def _bot_setup(game: Game) -> None:
+    """Bots turn their first cards at once: nobody needs to watch that."""
+    if game.phase != SETUP:
+        return
+    for p in game.players:
+        if p.bot and p.id in game.round.setup_left:
+            rng = random.Random(f"{game.seed}:{game.round.number}:{p.id}:setup")
+            while game.phase == SETUP and game.round.setup_left.get(p.id, 0) > 0:
+                game.apply(p.id, choose(p.bot, view(game, p.id), rng))
+
+
+def next_automatic(table: Table, game: Game | None) -> tuple[float, str] | None:
+    """(due time, kind) of the next thing the server does by itself, if any."""
+    if table.status != Table.PLAYING or game is None:
+        return None
+    updated = table.updated_at.timestamp() if table.updated_at else time.time()
+    if game.phase == SETUP:
+        if any(
+            p.bot and game.round.setup_left.get(p.id, 0) > 0 and p.id not in game.forfeited
+            for p in game.players
+        ):
+            return updated, "bot_setup"
+        return None
+    if game.phase == PLAY:
+        current = game.player(game.round.turn)
+        if current.bot:
+            return updated + settings.bot_delay, "bot"
+        return None
+    if game.phase == ROUND_OVER:
+        start = table.votes.get("round_over_at") or updated
+        return start + settings.next_round_seconds, "next_round"
+    return None
+
+
+def run_automatic(code: str, *, ignore_delays: bool = False) -> bool:
+    """Do the next automatic step of a table if it is due. True if something changed."""
+    with locked(code):
+        with db.atomic():
+            table = Table.get_or_none(Table.code == code)
+            if table is None:
+                return False
+            game = load_game(table)
+            due = next_automatic(table, game)
+            if due is None:
+                return False
+            when, kind = due
+            if kind == "next_round" and ignore_delays:
+                return False  # tests press "Next round" themselves
+            if not ignore_delays and when > time.time():
+                return False
+            if kind == "bot_setup":
+                _bot_setup(game)
+            elif kind == "bot":
+                player = game.player(game.round.turn)
+                rng = random.Random(f"{game.seed}:{table.version}")
+                game.apply(player.id, choose(player.bot, view(game, player.id), rng))
+            elif kind == "next_round":
+                game.start_next_round()
+                _bot_setup(game)
+            _save_game(table, game)
+    hub.publish(code, "table")
+    return True
+
+
+def after_change(code: str) -> None:
+    """Let bots and timers follow a change: at once in tests, else via the scheduler."""
+    if settings.inline_bots:
+        for _ in range(10_000):
+            if not run_automatic(code, ignore_delays=True):
+                break
+        return
+    scheduler.wake(code)
+
+
+class Scheduler:
+    """One thread that runs bots' moves and timers when they fall due."""
+
+    def __init__(self):
+        self._heap: list[tuple[float, str]] = []
+        self._due: dict[str, float] = {}  # the one live entry per table
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._app = None
+
+    def start(self, app) -> None:
+        self._app = app
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._loop, name="skymo-scheduler", daemon=True)
+            self._thread.start()
+        # Resume every table that was in play when the server stopped.
+        with db.connection_context():
+            codes = [t.code for t in Table.select(Table.code).where(Table.status == Table.PLAYING)]
+        for code in codes:
+            self.wake(code)
+
+    def wake(self, code: str) -> None:
+        """Look at this table again: schedule its next automatic step (one per table)."""
+        try:
+            with db.connection_context():
+                table = Table.get_or_none(Table.code == code)
+                due = next_automatic(table, load_game(table)) if table else None
+        except Exception:
+            log.exception("scheduling table %s failed", code)
+            return
+        with self._cond:
+            if due is None:
+                self._due.pop(code, None)
+                return
+            self._due[code] = due[0]
+            heapq.heappush(self._heap, (due[0], code))
+            self._cond.notify()
+
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                while not self._heap or self._heap[0][0] > time.time():
+                    timeout = self._heap[0][0] - time.time() if self._heap else None
+                    self._cond.wait(timeout)
+                when, code = heapq.heappop(self._heap)
+                if self._due.get(code) != when:
+                    continue  # superseded by a later wake
+                del self._due[code]
+            try:
+                with self._app.app_context(), db.connection_context():
+                    run_automatic(code)
+            except Exception:
+                log.exception("automatic step at table %s failed", code)
+            self.wake(code)
+
+
+scheduler = Scheduler()
+
+
+def init_app(app) -> None:
+    settings.bot_delay = float(app.config.get("BOT_DELAY", settings.bot_delay))
+    settings.next_round_seconds = float(app.config.get("NEXT_ROUND_SECONDS", NEXT_ROUND_SECONDS))
+    settings.inline_bots = bool(app.config.get("INLINE_BOTS", False))
+    if not settings.inline_bots:
+        scheduler.start(app)
+
+
+__all__ = ["Stale", "TableError", "models"]

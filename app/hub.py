@@ -1,0 +1,112 @@
+"""Who is connected to which table, and pushing rendered partials to them.
+
+In-process: one server process holds every socket of its tables. Each connection gets
+its own rendering (a player's view differs from the others'), produced by the renderer
+the web layer registers, so this module knows nothing about templates."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(eq=False)
+class Connection:
+    code: str
+    seat_id: int | None  # None: a spectator
+    csrf: str  # the recipient's CSRF token, for the forms in pushed partials
+    send: Callable[[str], None]
+    base_url: str = "http://localhost/"  # for absolute links (the invite URL)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+Renderer = Callable[[str, Connection, str], str | None]
+
+
+class Hub:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._tables: dict[str, set[Connection]] = defaultdict(set)
+        self._renderer: Renderer | None = None
+        self._listeners: list[Callable[[str, int, bool], None]] = []
+
+    def set_renderer(self, renderer: Renderer) -> None:
+        """renderer(code, connection, what) -> the HTML to send, or None for nothing."""
+        self._renderer = renderer
+
+    def on_presence(self, listener: Callable[[str, int, bool], None]) -> None:
+        """listener(code, seat_id, present) runs when a seat's first socket opens or its
+        last one closes."""
+        self._listeners.append(listener)
+
+    def add(self, conn: Connection) -> None:
+        with self._lock:
+            first = conn.seat_id is not None and conn.seat_id not in self._seats(conn.code)
+            self._tables[conn.code].add(conn)
+        if first:
+            self._notify(conn.code, conn.seat_id, True)
+
+    def remove(self, conn: Connection) -> None:
+        with self._lock:
+            conns = self._tables.get(conn.code)
+            if conns is None or conn not in conns:
+                return
+            conns.discard(conn)
+            if not conns:
+                del self._tables[conn.code]
+            last = conn.seat_id is not None and conn.seat_id not in self._seats(conn.code)
+        if last:
+            self._notify(conn.code, conn.seat_id, False)
+
+    def _seats(self, code: str) -> set[int]:
+        return {c.seat_id for c in self._tables.get(code, ()) if c.seat_id is not None}
+
+    def present(self, code: str) -> set[int]:
+        """Seat ids with at least one open socket at this table."""
+        with self._lock:
+            return self._seats(code)
+
+    def connections(self, code: str) -> list[Connection]:
+        with self._lock:
+            return list(self._tables.get(code, ()))
+
+    def count(self) -> int:
+        with self._lock:
+            return sum(len(c) for c in self._tables.values())
+
+    def publish(self, code: str, what: str = "table") -> None:
+        """Render and send `what` to every connection at the table."""
+        if self._renderer is None:
+            return
+        for conn in self.connections(code):
+            self.send_to(conn, what)
+
+    def send_to(self, conn: Connection, what: str) -> None:
+        try:
+            html = self._renderer(code=conn.code, conn=conn, what=what)
+        except Exception:  # a broken render must not stop the pushes to the others
+            log.exception("rendering %s for table %s failed", what, conn.code)
+            return
+        if not html:
+            return
+        try:
+            with conn.lock:  # one writer at a time per socket
+                conn.send(html)
+        except Exception:
+            log.info("dropping a dead socket at table %s", conn.code)
+            self.remove(conn)
+
+    def _notify(self, code: str, seat_id: int, present: bool) -> None:
+        for listener in self._listeners:
+            try:
+                listener(code, seat_id, present)
+            except Exception:
+                log.exception("presence listener failed")
+
+
+hub = Hub()

@@ -1,0 +1,111 @@
+"""Storage: Peewee models on SQLite by default (any Peewee URL via SKYMO_DATABASE_URL).
+
+A table's engine state and its version are written in the same transaction as the move
+that changed them, so a restart resumes every table at its last accepted move."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import peewee as pw
+from playhouse.db_url import connect
+
+db = pw.DatabaseProxy()
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+class JSONField(pw.TextField):
+    def db_value(self, value):
+        return None if value is None else json.dumps(value, separators=(",", ":"))
+
+    def python_value(self, value):
+        return None if value is None else json.loads(value)
+
+
+class BaseModel(pw.Model):
+    class Meta:
+        database = db
+
+
+class Table(BaseModel):
+    """One table at /t/<code>: its lobby settings and, once started, the game."""
+
+    LOBBY, PLAYING, FINISHED, CLOSED = "lobby", "playing", "finished", "closed"
+
+    code = pw.CharField(primary_key=True, max_length=12)
+    status = pw.CharField(default=LOBBY, index=True)
+    public = pw.BooleanField(default=False)
+    rules = JSONField()  # RuleSet.to_dict()
+    state = JSONField(null=True)  # Game.to_dict() while a game exists
+    version = pw.IntegerField(default=0)  # bumped by every accepted change
+    game_number = pw.IntegerField(default=0)  # 1 for the first game, 2 for a rematch...
+    host_seat = pw.IntegerField(null=True)
+    grace_seconds = pw.IntegerField(default=15)
+    rejoin_seconds = pw.IntegerField(default=180)
+    # Per-round and per-game choices of the players: next-round presses, rematch opt-ins.
+    votes = JSONField(default=dict)
+    created_at = pw.DateTimeField(default=utcnow)
+    updated_at = pw.DateTimeField(default=utcnow, index=True)
+
+
+class Seat(BaseModel):
+    """A person or a bot sitting at a table, in lobby order (`position`)."""
+
+    table = pw.ForeignKeyField(Table, backref="seats", on_delete="CASCADE")
+    position = pw.IntegerField()
+    name = pw.CharField(max_length=40)
+    bot = pw.CharField(null=True)  # bot policy name, or None for a person
+    token = pw.CharField(unique=True, max_length=64)  # the guest's secret, kept in their cookie
+    left = pw.BooleanField(default=False)  # removed from the lobby
+    joined_at = pw.DateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("table", "position"), False),)
+
+    @property
+    def player_id(self) -> str:
+        return f"s{self.id}"
+
+
+class GameRecord(BaseModel):
+    """A finished game's `skymo.game/1` record, kept for results pages and downloads."""
+
+    table = pw.ForeignKeyField(Table, backref="records", on_delete="CASCADE")
+    number = pw.IntegerField()
+    record = JSONField()
+    finished_at = pw.DateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("table", "number"), True),)
+
+
+MODELS = [Table, Seat, GameRecord]
+
+
+def init_app(app) -> None:
+    url = app.config["DATABASE_URL"]
+    database = connect(url)
+    if isinstance(database, pw.SqliteDatabase):
+        # WAL lets readers work during a write; busy_timeout waits for a lock instead
+        # of failing a concurrent move.
+        database.init(
+            database.database,
+            pragmas={"journal_mode": "wal", "busy_timeout": 5000, "foreign_keys": 1},
+            check_same_thread=False,
+        )
+    db.initialize(database)
+    with db.connection_context():
+        db.create_tables(MODELS)
+
+    @app.before_request
+    def _open():
+        db.connect(reuse_if_open=True)
+
+    @app.teardown_request
+    def _close(exc):
+        if not db.is_closed():
+            db.close()

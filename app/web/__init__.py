@@ -1,0 +1,5 @@
+"""Blueprints: thin layers that parse, call the service (app.games) and render."""
+
+from flask_sock import Sock
+
+sock = Sock()

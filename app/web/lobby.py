@@ -1,0 +1,81 @@
+"""Home page, creating a table, joining by code, the rules page."""
+
+from __future__ import annotations
+
+from flask import Blueprint, redirect, render_template, request, session, url_for
+
+from .. import games
+from .security import csrf_token
+
+bp = Blueprint("lobby", __name__)
+
+
+def remember_seat(code: str, token: str) -> None:
+    seats = dict(session.get("seats", {}))
+    seats[code] = token
+    session["seats"] = seats
+    session["name"] = session.get("name") or ""
+    session.permanent = True
+
+
+@bp.get("/")
+def home():
+    return render_template(
+        "pages/home.html",
+        tables=games.public_tables(),
+        name=session.get("name", ""),
+        csrf=csrf_token(),
+    )
+
+
+@bp.get("/public")
+def public_list():
+    return render_template("partials/_public_tables.html", tables=games.public_tables())
+
+
+@bp.post("/tables")
+def create():
+    name = request.form.get("name", "")
+    public = request.form.get("public") == "on"
+    try:
+        table, seat = games.create_table(name, public=public)
+    except games.TableError as exc:
+        return (
+            render_template(
+                "pages/home.html",
+                tables=games.public_tables(),
+                name=name,
+                error=exc.message,
+                csrf=csrf_token(),
+            ),
+            400,
+        )
+    remember_seat(table.code, seat.token)
+    session["name"] = seat.name
+    return redirect(url_for("table.show", code=table.code), 303)
+
+
+@bp.get("/join")
+def join_by_code():
+    code = "".join(ch for ch in request.args.get("code", "").upper() if ch.isalnum())
+    if not code:
+        return redirect(url_for("lobby.home"), 303)
+    try:
+        games.get_table(code)
+    except games.TableError as exc:
+        return (
+            render_template(
+                "pages/home.html",
+                tables=games.public_tables(),
+                name=session.get("name", ""),
+                code_error=exc.message,
+                csrf=csrf_token(),
+            ),
+            404,
+        )
+    return redirect(url_for("table.show", code=code), 303)
+
+
+@bp.get("/rules")
+def rules():
+    return render_template("pages/rules.html")

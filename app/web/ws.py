@@ -1,0 +1,60 @@
+"""The push socket: /t/<code>/ws. Moves never travel over it; it only receives.
+
+On connect the player gets the current table at once, so a reconnect after a dropped
+connection always shows the present state."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from flask import request, session
+
+from .. import games
+from ..hub import Connection, hub
+from . import sock
+from .render import render_push
+
+
+def origin_ok() -> bool:
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return True  # not a browser: the session cookie still decides who you are
+    return urlsplit(origin).netloc == request.host
+
+
+def init_app(app) -> None:
+    hub.set_renderer(render_push)
+    # Show the others when someone's last socket closes or their first one opens.
+    hub.on_presence(lambda code, seat_id, present: hub.publish(code, "lobby"))
+
+    @sock.route("/t/<code>/ws")
+    def table_socket(ws, code):
+        code = code.upper()
+        if not origin_ok():
+            ws.close(reason=1008, message="Cross-origin socket refused")
+            return
+        try:
+            table = games.get_table(code)
+        except games.TableError:
+            ws.close(reason=1008, message="No such table")
+            return
+        token = session.get("seats", {}).get(code)
+        seat = games.seat_by_token(table, token)
+        conn = Connection(
+            code=code,
+            seat_id=seat.id if seat else None,
+            csrf=session.get("csrf", ""),
+            send=ws.send,
+            base_url=request.host_url,
+        )
+        from ..models import db
+
+        db.close()  # don't hold a database connection for the socket's lifetime
+        hub.add(conn)
+        try:
+            hub.send_to(conn, "table")
+            while ws.connected:
+                # Clients send nothing we act on; receive() notices a closed socket.
+                ws.receive(timeout=60)
+        finally:
+            hub.remove(conn)
