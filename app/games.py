@@ -207,20 +207,19 @@ def create_table(host_name: str, public: bool = False) -> tuple[Table, Seat]:
 
 
 def join(code: str, name: str) -> Seat:
-    with locked(code):
-        with db.atomic():
-            table = get_table(code)
-            if table.status != Table.LOBBY:
-                raise TableError("This game has already started: you can watch it.", 409)
-            seats = seats_of(table)
-            if len(seats) >= MAX_SEATS:
-                raise TableError("This table is full.", 409)
-            name = clean_name(name, table)
-            position = max((s.position for s in seats), default=-1) + 1
-            seat = Seat.create(
-                table=table, position=position, name=name, token=secrets.token_urlsafe(24)
-            )
-            _touch(table)
+    with locked(code), db.atomic():
+        table = get_table(code)
+        if table.status != Table.LOBBY:
+            raise TableError("This game has already started: you can watch it.", 409)
+        seats = seats_of(table)
+        if len(seats) >= MAX_SEATS:
+            raise TableError("This table is full.", 409)
+        name = clean_name(name, table)
+        position = max((s.position for s in seats), default=-1) + 1
+        seat = Seat.create(
+            table=table, position=position, name=name, token=secrets.token_urlsafe(24)
+        )
+        _touch(table)
     hub.publish(code, "lobby")
     return seat
 
@@ -242,18 +241,17 @@ def _touch(table: Table) -> None:
 
 
 def update_rules(code: str, seat: Seat | None, form) -> RuleSet:
-    with locked(code):
-        with db.atomic():
-            table = get_table(code)
-            _require_host(table, seat)
-            _require_lobby(table)
-            try:
-                rules = parse_rules(form)
-            except RuleError as exc:
-                raise TableError(_rule_message(exc), field=exc.field) from None
-            table.rules = rules.to_dict()
-            table.public = str(form.get("public", "")).lower() in ("on", "1", "true")
-            _touch(table)
+    with locked(code), db.atomic():
+        table = get_table(code)
+        _require_host(table, seat)
+        _require_lobby(table)
+        try:
+            rules = parse_rules(form)
+        except RuleError as exc:
+            raise TableError(_rule_message(exc), field=exc.field) from None
+        table.rules = rules.to_dict()
+        table.public = str(form.get("public", "")).lower() in ("on", "1", "true")
+        _touch(table)
     hub.publish(code, "lobby")
     return rules
 
@@ -276,66 +274,63 @@ def _rule_message(exc: RuleError) -> str:
 def add_bot(code: str, seat: Seat | None, kind: str) -> Seat:
     if kind not in BOTS:
         raise TableError("Choose a bot: random, greedy or strong.", field="bot")
-    with locked(code):
-        with db.atomic():
-            table = get_table(code)
-            _require_host(table, seat)
-            _require_lobby(table)
-            seats = seats_of(table)
-            if len(seats) >= MAX_SEATS:
-                raise TableError("This table is full.", 409)
-            taken = {s.name.casefold() for s in seats}
-            base = [n for n in BOT_NAMES[kind] if n.casefold() not in taken]
-            name = base[0] if base else f"Bot {len(seats) + 1}"
-            n = 2
-            while name.casefold() in taken:
-                name, n = f"{BOT_NAMES[kind][0]} {n}", n + 1
-            position = max((s.position for s in seats), default=-1) + 1
-            bot = Seat.create(
-                table=table, position=position, name=name, bot=kind, token=secrets.token_urlsafe(24)
-            )
-            _touch(table)
+    with locked(code), db.atomic():
+        table = get_table(code)
+        _require_host(table, seat)
+        _require_lobby(table)
+        seats = seats_of(table)
+        if len(seats) >= MAX_SEATS:
+            raise TableError("This table is full.", 409)
+        taken = {s.name.casefold() for s in seats}
+        base = [n for n in BOT_NAMES[kind] if n.casefold() not in taken]
+        name = base[0] if base else f"Bot {len(seats) + 1}"
+        n = 2
+        while name.casefold() in taken:
+            name, n = f"{BOT_NAMES[kind][0]} {n}", n + 1
+        position = max((s.position for s in seats), default=-1) + 1
+        bot = Seat.create(
+            table=table, position=position, name=name, bot=kind, token=secrets.token_urlsafe(24)
+        )
+        _touch(table)
     hub.publish(code, "lobby")
     return bot
 
 
 def remove_seat(code: str, seat: Seat | None, target_id) -> None:
     """The host removes a seat, or anyone leaves the lobby (target is their own seat)."""
-    with locked(code):
-        with db.atomic():
-            table = get_table(code)
-            _require_lobby(table)
-            try:
-                target = Seat.get_or_none((Seat.id == int(target_id)) & (Seat.table == table))
-            except (TypeError, ValueError):
-                target = None
-            if target is None or target.left:
-                raise TableError("That seat is already empty.", 404)
-            if seat is None or (seat.id != table.host_seat and seat.id != target.id):
-                raise TableError("Only the host can do that.", 403)
-            target.left = True
-            target.save()
-            if target.id == table.host_seat:
-                # The host left: the next person in lobby order hosts.
-                people = [s for s in seats_of(table) if s.bot is None]
-                table.host_seat = people[0].id if people else None
-                if table.host_seat is None:
-                    table.status = Table.CLOSED
-            _touch(table)
+    with locked(code), db.atomic():
+        table = get_table(code)
+        _require_lobby(table)
+        try:
+            target = Seat.get_or_none((Seat.id == int(target_id)) & (Seat.table == table))
+        except (TypeError, ValueError):
+            target = None
+        if target is None or target.left:
+            raise TableError("That seat is already empty.", 404)
+        if seat is None or (seat.id != table.host_seat and seat.id != target.id):
+            raise TableError("Only the host can do that.", 403)
+        target.left = True
+        target.save()
+        if target.id == table.host_seat:
+            # The host left: the next person in lobby order hosts.
+            people = [s for s in seats_of(table) if s.bot is None]
+            table.host_seat = people[0].id if people else None
+            if table.host_seat is None:
+                table.status = Table.CLOSED
+        _touch(table)
     hub.publish(code, "lobby")
 
 
 def start(code: str, seat: Seat | None, version) -> None:
-    with locked(code):
-        with db.atomic():
-            table = get_table(code)
-            _check_version(table, version)
-            _require_host(table, seat)
-            _require_lobby(table)
-            seats = seats_of(table)
-            if len(seats) < 2:
-                raise TableError("At least 2 players are needed: invite a friend or add a bot.")
-            _new_game(table, seats)
+    with locked(code), db.atomic():
+        table = get_table(code)
+        _check_version(table, version)
+        _require_host(table, seat)
+        _require_lobby(table)
+        seats = seats_of(table)
+        if len(seats) < 2:
+            raise TableError("At least 2 players are needed: invite a friend or add a bot.")
+        _new_game(table, seats)
     hub.publish(code, "table")
     after_change(code)
 
@@ -372,18 +367,17 @@ def play(code: str, seat: Seat | None, action: Action, version) -> list[dict]:
     rules refuse (nothing changes then)."""
     if seat is None:
         raise TableError("You are watching this table: join to play.", 403)
-    with locked(code):
-        with db.atomic():
-            table = get_table(code)
-            if table.status != Table.PLAYING:
-                raise TableError("There is no game in progress.", 409)
-            _check_version(table, version)
-            game = load_game(table)
-            try:
-                events = game.apply(seat.player_id, action)
-            except IllegalMove as exc:
-                raise TableError(exc.reason, 409) from None
-            _save_game(table, game)
+    with locked(code), db.atomic():
+        table = get_table(code)
+        if table.status != Table.PLAYING:
+            raise TableError("There is no game in progress.", 409)
+        _check_version(table, version)
+        game = load_game(table)
+        try:
+            events = game.apply(seat.player_id, action)
+        except IllegalMove as exc:
+            raise TableError(exc.reason, 409) from None
+        _save_game(table, game)
     hub.publish(code, "table")
     after_change(code)
     return events
@@ -406,22 +400,21 @@ def _save_game(table: Table, game: Game) -> None:
 def vote_next_round(code: str, seat: Seat | None, version) -> None:
     if seat is None:
         raise TableError("You are watching this table.", 403)
-    with locked(code):
-        with db.atomic():
-            table = get_table(code)
-            _check_version(table, version)
-            game = load_game(table)
-            if game is None or game.phase != ROUND_OVER:
-                raise TableError("The round is not over.", 409)
-            votes = dict(table.votes)
-            votes["next"] = sorted(set(votes.get("next", [])) | {seat.id})
-            table.votes = votes
-            if _everyone_ready(table, game):
-                game.start_next_round()
-                _bot_setup(game)
-                _save_game(table, game)
-            else:
-                _touch(table)
+    with locked(code), db.atomic():
+        table = get_table(code)
+        _check_version(table, version)
+        game = load_game(table)
+        if game is None or game.phase != ROUND_OVER:
+            raise TableError("The round is not over.", 409)
+        votes = dict(table.votes)
+        votes["next"] = sorted(set(votes.get("next", [])) | {seat.id})
+        table.votes = votes
+        if _everyone_ready(table, game):
+            game.start_next_round()
+            _bot_setup(game)
+            _save_game(table, game)
+        else:
+            _touch(table)
     hub.publish(code, "table")
     after_change(code)
 
@@ -436,17 +429,16 @@ def _everyone_ready(table: Table, game: Game) -> bool:
 def forfeit(code: str, seat: Seat | None) -> None:
     if seat is None:
         raise TableError("You are watching this table.", 403)
-    with locked(code):
-        with db.atomic():
-            table = get_table(code)
-            game = load_game(table)
-            if game is None or game.is_over:
-                raise TableError("There is no game in progress.", 409)
-            try:
-                game.apply(seat.player_id, Forfeit())
-            except IllegalMove as exc:
-                raise TableError(exc.reason, 409) from None
-            _save_game(table, game)
+    with locked(code), db.atomic():
+        table = get_table(code)
+        game = load_game(table)
+        if game is None or game.is_over:
+            raise TableError("There is no game in progress.", 409)
+        try:
+            game.apply(seat.player_id, Forfeit())
+        except IllegalMove as exc:
+            raise TableError(exc.reason, 409) from None
+        _save_game(table, game)
     hub.publish(code, "table")
     after_change(code)
 
@@ -454,36 +446,34 @@ def forfeit(code: str, seat: Seat | None) -> None:
 def opt_rematch(code: str, seat: Seat | None, version) -> None:
     if seat is None:
         raise TableError("You are watching this table.", 403)
-    with locked(code):
-        with db.atomic():
-            table = get_table(code)
-            _check_version(table, version)
-            if table.status != Table.FINISHED:
-                raise TableError("The game is not over yet.", 409)
-            votes = dict(table.votes)
-            votes["rematch"] = sorted(set(votes.get("rematch", [])) | {seat.id})
-            table.votes = votes
-            _touch(table)
+    with locked(code), db.atomic():
+        table = get_table(code)
+        _check_version(table, version)
+        if table.status != Table.FINISHED:
+            raise TableError("The game is not over yet.", 409)
+        votes = dict(table.votes)
+        votes["rematch"] = sorted(set(votes.get("rematch", [])) | {seat.id})
+        table.votes = votes
+        _touch(table)
     hub.publish(code, "table")
 
 
 def start_rematch(code: str, seat: Seat | None, version) -> None:
-    with locked(code):
-        with db.atomic():
-            table = get_table(code)
-            _check_version(table, version)
-            if table.status != Table.FINISHED:
-                raise TableError("The game is not over yet.", 409)
-            _require_host_or_first(table, seat)
-            opted = set(table.votes.get("rematch", []))
-            seats = [s for s in seats_of(table) if s.bot is not None or s.id in opted]
-            if sum(1 for s in seats if s.bot is None) < 1 or len(seats) < 2:
-                raise TableError("At least 2 players must choose to play again.")
-            for s in seats_of(table):
-                if s not in seats:
-                    s.left = True
-                    s.save()
-            _new_game(table, seats)
+    with locked(code), db.atomic():
+        table = get_table(code)
+        _check_version(table, version)
+        if table.status != Table.FINISHED:
+            raise TableError("The game is not over yet.", 409)
+        _require_host_or_first(table, seat)
+        opted = set(table.votes.get("rematch", []))
+        seats = [s for s in seats_of(table) if s.bot is not None or s.id in opted]
+        if sum(1 for s in seats if s.bot is None) < 1 or len(seats) < 2:
+            raise TableError("At least 2 players must choose to play again.")
+        for s in seats_of(table):
+            if s not in seats:
+                s.left = True
+                s.save()
+        _new_game(table, seats)
     hub.publish(code, "table")
     after_change(code)
 
@@ -535,30 +525,29 @@ def next_automatic(table: Table, game: Game | None) -> tuple[float, str] | None:
 
 def run_automatic(code: str, *, ignore_delays: bool = False) -> bool:
     """Do the next automatic step of a table if it is due. True if something changed."""
-    with locked(code):
-        with db.atomic():
-            table = Table.get_or_none(Table.code == code)
-            if table is None:
-                return False
-            game = load_game(table)
-            due = next_automatic(table, game)
-            if due is None:
-                return False
-            when, kind = due
-            if kind == "next_round" and ignore_delays:
-                return False  # tests press "Next round" themselves
-            if not ignore_delays and when > time.time():
-                return False
-            if kind == "bot_setup":
-                _bot_setup(game)
-            elif kind == "bot":
-                player = game.player(game.round.turn)
-                rng = random.Random(f"{game.seed}:{table.version}")
-                game.apply(player.id, choose(player.bot, view(game, player.id), rng))
-            elif kind == "next_round":
-                game.start_next_round()
-                _bot_setup(game)
-            _save_game(table, game)
+    with locked(code), db.atomic():
+        table = Table.get_or_none(Table.code == code)
+        if table is None:
+            return False
+        game = load_game(table)
+        due = next_automatic(table, game)
+        if due is None:
+            return False
+        when, kind = due
+        if kind == "next_round" and ignore_delays:
+            return False  # tests press "Next round" themselves
+        if not ignore_delays and when > time.time():
+            return False
+        if kind == "bot_setup":
+            _bot_setup(game)
+        elif kind == "bot":
+            player = game.player(game.round.turn)
+            rng = random.Random(f"{game.seed}:{table.version}")
+            game.apply(player.id, choose(player.bot, view(game, player.id), rng))
+        elif kind == "next_round":
+            game.start_next_round()
+            _bot_setup(game)
+        _save_game(table, game)
     hub.publish(code, "table")
     return True
 
