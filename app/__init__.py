@@ -55,9 +55,10 @@ def create_app(config: dict | None = None) -> Flask:
     games.init_app(app)
     sock.init_app(app)
 
-    from .web import lobby, security, table, ws
+    from .web import compress, lobby, security, table, ws
 
     security.init_app(app)
+    compress.init_app(app)
     app.register_blueprint(lobby.bp)
     app.register_blueprint(table.bp)
     ws.init_app(app)
