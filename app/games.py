@@ -42,6 +42,7 @@ MAX_SEATS = 8
 NAME_MAX = 20
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: codes are read aloud
 NEXT_ROUND_SECONDS = 20
+PROXY_BOT = "random"  # RULES.md: an away player's turns are played by the simplest bot
 BOT_NAMES = {
     "random": ["Dice", "Coin", "Lottie", "Rolly"],
     "greedy": ["Gobbler", "Grabby", "Magpie", "Hoarder"],
@@ -249,11 +250,38 @@ def update_rules(code: str, seat: Seat | None, form) -> RuleSet:
             rules = parse_rules(form)
         except RuleError as exc:
             raise TableError(_rule_message(exc), field=exc.field) from None
+        grace, rejoin = parse_timers(form, table)
+        table.grace_seconds, table.rejoin_seconds = grace, rejoin
         table.rules = rules.to_dict()
         table.public = str(form.get("public", "")).lower() in ("on", "1", "true")
         _touch(table)
     hub.publish(code, "lobby")
     return rules
+
+
+GRACE_RANGE = (5, 120)
+REJOIN_RANGE = (30, 1800)
+
+
+def parse_timers(form, table: Table) -> tuple[int, int]:
+    """The absent-player timers of the lobby form, in seconds, within sane bounds."""
+    values = []
+    for field, label, (low, high), current in (
+        ("grace_seconds", "Grace period", GRACE_RANGE, table.grace_seconds),
+        ("rejoin_seconds", "Rejoin window", REJOIN_RANGE, table.rejoin_seconds),
+    ):
+        raw = str(form.get(field, "")).strip()
+        if not raw:
+            values.append(current)
+            continue
+        try:
+            value = int(raw)
+        except ValueError:
+            raise TableError(f"{label} must be a whole number of seconds.", field=field) from None
+        if not low <= value <= high:
+            raise TableError(f"{label} must be from {low} to {high} seconds.", field=field)
+        values.append(value)
+    return values[0], values[1]
 
 
 def _rule_message(exc: RuleError) -> str:
@@ -500,55 +528,125 @@ def _bot_setup(game: Game) -> None:
                 game.apply(p.id, choose(p.bot, view(game, p.id), rng))
 
 
-def next_automatic(table: Table, game: Game | None) -> tuple[float, str] | None:
-    """(due time, kind) of the next thing the server does by itself, if any."""
+HOST_HANDOVER_SECONDS = 10  # a host who reloads the page keeps the table
+LOBBY_IDLE_SECONDS = 30 * 60  # a lobby with nobody present closes after this
+
+
+def _human_seats(table: Table) -> list[Seat]:
+    return [s for s in seats_of(table) if s.bot is None]
+
+
+def next_automatic(
+    table: Table, game: Game | None, now: float | None = None
+) -> tuple[float, str, str | None] | None:
+    """(due time, kind, player) of the next thing the server does by itself, if any:
+    bots' moves, moves for away players, forfeits, the next round, lobby upkeep."""
+    now = time.time() if now is None else now
+    updated = table.updated_at.timestamp() if table.updated_at else now
+    if table.status == Table.LOBBY:
+        return _lobby_automatic(table, now)
     if table.status != Table.PLAYING or game is None:
         return None
-    updated = table.updated_at.timestamp() if table.updated_at else time.time()
+    candidates: list[tuple[float, str, str | None]] = []
+    seats = {s.player_id: s for s in seats_of(table)}
+    away: dict[str, float] = {}
+    for p in game.players:
+        seat = seats.get(p.id)
+        if p.bot or p.id in game.forfeited or seat is None:
+            continue
+        since = hub.away_since(table.code, seat.id, now)
+        if since is not None:
+            away[p.id] = since
+            # Gone longer than the rejoin window: they forfeit.
+            candidates.append((since + table.rejoin_seconds, "forfeit", p.id))
     if game.phase == SETUP:
-        if any(
-            p.bot and game.round.setup_left.get(p.id, 0) > 0 and p.id not in game.forfeited
-            for p in game.players
-        ):
-            return updated, "bot_setup"
-        return None
-    if game.phase == PLAY:
+        for p in game.players:
+            if game.round.setup_left.get(p.id, 0) <= 0 or p.id in game.forfeited:
+                continue
+            if p.bot:
+                candidates.append((updated, "bot_setup", None))
+            elif p.id in away:
+                when = max(updated, away[p.id]) + table.grace_seconds
+                candidates.append((when, "proxy_setup", p.id))
+    elif game.phase == PLAY:
         current = game.player(game.round.turn)
         if current.bot:
-            return updated + settings.bot_delay, "bot"
-        return None
-    if game.phase == ROUND_OVER:
+            candidates.append((updated + settings.bot_delay, "bot", current.id))
+        elif current.id in away:
+            when = max(updated, away[current.id]) + table.grace_seconds
+            candidates.append((when, "proxy", current.id))
+    elif game.phase == ROUND_OVER:
         start = table.votes.get("round_over_at") or updated
-        return start + settings.next_round_seconds, "next_round"
+        candidates.append((start + settings.next_round_seconds, "next_round", None))
+    return min(candidates, key=lambda c: c[0]) if candidates else None
+
+
+def _lobby_automatic(table: Table, now: float) -> tuple[float, str, str | None] | None:
+    humans = _human_seats(table)
+    present = hub.present(table.code)
+    if not any(s.id in present for s in humans):
+        since = max((hub.away_since(table.code, s.id, now) or now for s in humans), default=now)
+        return since + LOBBY_IDLE_SECONDS, "close_lobby", None
+    host = next((s for s in humans if s.id == table.host_seat), None)
+    if host is None or host.id not in present:
+        since = hub.away_since(table.code, host.id, now) if host else now
+        return (since or now) + HOST_HANDOVER_SECONDS, "host_handover", None
     return None
 
 
-def run_automatic(code: str, *, ignore_delays: bool = False) -> bool:
-    """Do the next automatic step of a table if it is due. True if something changed."""
+def run_automatic(code: str, *, ignore_delays: bool = False, now: float | None = None) -> bool:
+    """Do the next automatic step of a table if it is due. True if something changed.
+
+    `ignore_delays` (tests): bots move at once, timers for people never fire."""
+    now = time.time() if now is None else now
     with locked(code), db.atomic():
         table = Table.get_or_none(Table.code == code)
         if table is None:
             return False
         game = load_game(table)
-        due = next_automatic(table, game)
+        due = next_automatic(table, game, now)
         if due is None:
             return False
-        when, kind = due
-        if kind == "next_round" and ignore_delays:
-            return False  # tests press "Next round" themselves
-        if not ignore_delays and when > time.time():
+        when, kind, player = due
+        if ignore_delays:
+            if kind not in ("bot", "bot_setup"):
+                return False
+        elif when > now:
             return False
-        if kind == "bot_setup":
-            _bot_setup(game)
-        elif kind == "bot":
-            player = game.player(game.round.turn)
-            rng = random.Random(f"{game.seed}:{table.version}")
-            game.apply(player.id, choose(player.bot, view(game, player.id), rng))
-        elif kind == "next_round":
-            game.start_next_round()
-            _bot_setup(game)
-        _save_game(table, game)
-    hub.publish(code, "table")
+        what = "table"
+        if kind == "close_lobby":
+            table.status = Table.CLOSED
+            _touch(table)
+        elif kind == "host_handover":
+            present = hub.present(code)
+            heirs = [s for s in _human_seats(table) if s.id in present]
+            if not heirs:
+                return False
+            table.host_seat = heirs[0].id
+            _touch(table)
+            what = "lobby"
+        else:
+            if kind == "bot_setup":
+                _bot_setup(game)
+            elif kind == "bot":
+                rng = random.Random(f"{game.seed}:{table.version}")
+                game.apply(player, choose(game.player(player).bot, view(game, player), rng))
+            elif kind in ("proxy", "proxy_setup"):
+                # An away player's whole turn (or all their first flips) at once.
+                rng = random.Random(f"{game.seed}:{table.version}")
+                while game.legal_actions(player) and (
+                    kind == "proxy_setup" or game.round.turn == player
+                ):
+                    game.apply(player, choose(PROXY_BOT, view(game, player), rng))
+                    if kind == "proxy" and game.round.drawn is None:
+                        break
+            elif kind == "forfeit":
+                game.apply(player, Forfeit())
+            elif kind == "next_round":
+                game.start_next_round()
+                _bot_setup(game)
+            _save_game(table, game)
+    hub.publish(code, what)
     return True
 
 
@@ -579,7 +677,12 @@ class Scheduler:
             self._thread.start()
         # Resume every table that was in play when the server stopped.
         with db.connection_context():
-            codes = [t.code for t in Table.select(Table.code).where(Table.status == Table.PLAYING)]
+            codes = [
+                t.code
+                for t in Table.select(Table.code).where(
+                    Table.status.in_([Table.PLAYING, Table.LOBBY])
+                )
+            ]
         for code in codes:
             self.wake(code)
 
@@ -627,6 +730,8 @@ def init_app(app) -> None:
     settings.inline_bots = bool(app.config.get("INLINE_BOTS", False))
     if not settings.inline_bots:
         scheduler.start(app)
+        # Someone left or came back: their turns, forfeits and the host may change.
+        hub.on_presence(lambda code, seat_id, present: scheduler.wake(code))
 
 
 __all__ = ["Stale", "TableError", "models"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,9 +30,16 @@ Renderer = Callable[[str, Connection, str], str | None]
 
 
 class Hub:
+    # A request from a seat (a player without JavaScript has no socket) counts as
+    # presence for this long.
+    REQUEST_PRESENCE = 60.0
+
     def __init__(self):
         self._lock = threading.Lock()
         self._tables: dict[str, set[Connection]] = defaultdict(set)
+        self.started_at = time.time()
+        # (code, seat id) -> until when the seat counts as present without a socket.
+        self._seen: dict[tuple[str, int], float] = {}
         self._renderer: Renderer | None = None
         self._listeners: list[Callable[[str, int, bool], None]] = []
 
@@ -60,6 +68,9 @@ class Hub:
             if not conns:
                 del self._tables[conn.code]
             last = conn.seat_id is not None and conn.seat_id not in self._seats(conn.code)
+            if last:
+                key = (conn.code, conn.seat_id)
+                self._seen[key] = max(self._seen.get(key, 0.0), time.time())
         if last:
             self._notify(conn.code, conn.seat_id, False)
 
@@ -67,9 +78,27 @@ class Hub:
         return {c.seat_id for c in self._tables.get(code, ()) if c.seat_id is not None}
 
     def present(self, code: str) -> set[int]:
-        """Seat ids with at least one open socket at this table."""
+        """Seat ids with an open socket at this table, or a recent request."""
+        now = time.time()
         with self._lock:
-            return self._seats(code)
+            recent = {seat for (c, seat), until in self._seen.items() if c == code and until > now}
+            return self._seats(code) | recent
+
+    def touch(self, code: str, seat_id: int) -> None:
+        """A request from this seat: present for a while even without a socket."""
+        with self._lock:
+            key = (code, seat_id)
+            self._seen[key] = max(self._seen.get(key, 0.0), time.time() + self.REQUEST_PRESENCE)
+
+    def away_since(self, code: str, seat_id: int, now: float | None = None) -> float | None:
+        """When this seat stopped being present, or None while it is present. A seat
+        not seen since the server started is away since then."""
+        now = time.time() if now is None else now
+        with self._lock:
+            if seat_id in self._seats(code):
+                return None
+            since = self._seen.get((code, seat_id), self.started_at)
+        return None if since > now else since
 
     def connections(self, code: str) -> list[Connection]:
         with self._lock:

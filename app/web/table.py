@@ -12,6 +12,7 @@ from flask import Blueprint, Response, abort, redirect, render_template, request
 
 from .. import games
 from ..engine import DiscardDrawn, Draw, KeepDrawn, Reveal, TakeDiscard
+from ..hub import hub
 from ..models import GameRecord
 from .lobby import remember_seat
 from .render import qr_svg, table_context
@@ -22,7 +23,10 @@ bp = Blueprint("table", __name__, url_prefix="/t")
 
 def current_seat(table):
     token = session.get("seats", {}).get(table.code)
-    return games.seat_by_token(table, token)
+    seat = games.seat_by_token(table, token)
+    if seat is not None:
+        hub.touch(table.code, seat.id)  # a request counts as presence (no-JS players)
+    return seat
 
 
 def is_htmx() -> bool:
