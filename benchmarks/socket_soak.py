@@ -14,6 +14,7 @@ It stops the server at the end, whatever happens. Only loopback is used."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.cookiejar
 import os
 import re
@@ -145,7 +146,15 @@ def main(argv=None) -> int:
         print(f"holding {args.idle} idle sockets for {args.idle_seconds:.0f} s ...")
         idle = [connect() for _ in range(args.idle)]
         held_threads, held_rss = sample(pid)
-        time.sleep(args.idle_seconds)
+        # Idle, like a browser tab: nothing to send, but the client answers the
+        # server's pings (websocket-client does so while reading).
+        idle_until = time.time() + args.idle_seconds
+        while time.time() < idle_until:
+            for ws in idle:
+                ws.settimeout(0.001)
+                with contextlib.suppress(websocket.WebSocketTimeoutException):
+                    ws.recv()
+            time.sleep(min(2.0, max(0.0, idle_until - time.time())))
         ann.post(f"/t/{code}/bots", bot="greedy")  # a change: every socket gets a push
         delivered = 0
         for ws in idle:
