@@ -557,7 +557,10 @@ class Game:
         rnd.log.append({"type": "forfeit", "player": player_id})
         if len(self.active()) < 2:
             # Too few left: the game ends at once and the round in play is not scored.
-            if self.phase != ROUND_OVER:
+            if self.phase != ROUND_OVER and rnd.drawn is not None:
+                # The drawn card goes back on top of the draw pile: all 150 cards stay
+                # accounted for in the final state.
+                rnd.draw_pile.append(rnd.drawn)
                 rnd.drawn = None
             self.phase = GAME_OVER
             return

@@ -1,0 +1,447 @@
+"""Game records (`skymo.game/1`, GAME_RECORD.md): writing, replaying, the shared
+conformance records, and malformed records."""
+
+import copy
+import json
+import random
+
+import pytest
+from engine_helpers import (
+    CONFORMANCE,
+    DECK,
+    build_deck,
+    do_step,
+    flip_turn,
+    keep_turn,
+    load_conformance,
+    players,
+    quick_rules,
+    random_rules,
+    random_step,
+    ranking_key,
+)
+
+from app.engine import (
+    FORMAT,
+    Forfeit,
+    Game,
+    Player,
+    RecordError,
+    Reveal,
+    RuleSet,
+    TakeDiscard,
+    replay,
+    to_record,
+)
+
+# Loaded at import: a missing file fails the run (it is never skipped).
+RECORDS = load_conformance()
+
+MOVE_KEYS = {
+    "reveal": {"player", "type", "row", "col"},
+    "take_discard": {"player", "type", "row", "col"},
+    "forfeit": {"player", "type"},
+    "reshuffle": {"type", "draw_pile"},
+}
+
+
+def quick_record_game() -> Game:
+    """Ann and a bot on 2×2 grids: Ann ends at once, the bot flips its last card."""
+    rules = quick_rules(end_score=50)
+    game = Game(
+        [Player("p1", "Ann"), Player("p2", "Robot", "greedy")], rules, "s", "K7QX2M9A", deal=False
+    )
+    deck = build_deck([[[12, 0], [1, -2]], [[1, 2], [3, 4]]], 7, [9, 5], rules)
+    game.start_next_round(seating=["p1", "p2"], deck=deck)
+    for p, cells in (("p2", [(0, 0), (1, 0)]), ("p1", [(0, 0), (0, 1), (1, 0)]), ("p2", [(0, 1)])):
+        for cell in cells:
+            game.apply(p, Reveal(*cell))
+    flip_turn(game, "p1", (1, 1))
+    keep_turn(game, "p2", (0, 0))
+    return game
+
+
+def test_record_of_a_known_game():
+    game = quick_record_game()
+    record = to_record(game)
+    deck = build_deck([[[12, 0], [1, -2]], [[1, 2], [3, 4]]], 7, [9, 5], game.rules)
+    assert record == {
+        "format": "skymo.game/1",
+        "id": "K7QX2M9A",
+        "rules": {
+            "rows": 2,
+            "cols": 2,
+            "initial_flips": 3,
+            "end_score": 50,
+            "clear_rows": False,
+            "penalty": {"mode": "multiplier", "multiplier": 2, "flat": 10},
+            "show_running_score": True,
+            "reseat": "never",
+        },
+        "players": [
+            {"id": "p1", "name": "Ann", "bot": None},
+            {"id": "p2", "name": "Robot", "bot": "greedy"},
+        ],
+        "rounds": [
+            {
+                "number": 1,
+                "seating": ["p1", "p2"],
+                "grids": {"p1": [[12, 0], [1, -2]], "p2": [[1, 2], [3, 4]]},
+                "discard": [7],
+                "draw_pile": deck[9:],
+                "starter": "p1",
+                "moves": [
+                    {"player": "p2", "type": "reveal", "row": 0, "col": 0},
+                    {"player": "p2", "type": "reveal", "row": 1, "col": 0},
+                    {"player": "p1", "type": "reveal", "row": 0, "col": 0},
+                    {"player": "p1", "type": "reveal", "row": 0, "col": 1},
+                    {"player": "p1", "type": "reveal", "row": 1, "col": 0},
+                    {"player": "p2", "type": "reveal", "row": 0, "col": 1},
+                    {"player": "p1", "type": "draw", "keep": False, "flip": [1, 1]},
+                    {"player": "p2", "type": "draw", "keep": True, "row": 0, "col": 0},
+                ],
+                # Bob kept the 5 over his 1: 5 + 2 + 3 + 4 = 14 > 11: Ann not penalised
+                "result": {
+                    "ender": "p1",
+                    "raw": {"p1": 11, "p2": 14},
+                    "scores": {"p1": 11, "p2": 14},
+                    "totals": {"p1": 11, "p2": 14},
+                },
+            }
+        ],
+        "final": {
+            "ended": False,
+            "ranking": [
+                {"player": "p1", "rank": 1, "total": 11},
+                {"player": "p2", "rank": 2, "total": 14},
+            ],
+            "forfeited": [],
+        },
+    }
+    assert json.loads(json.dumps(record)) == record
+    assert record["rounds"][0]["draw_pile"][:2] == [9, 5]
+
+
+def check_structure(record: dict, game: Game) -> None:
+    assert set(record) == {"format", "id", "rules", "players", "rounds", "final"}
+    assert record["format"] == FORMAT == "skymo.game/1"
+    assert RuleSet.from_dict(record["rules"]) == game.rules
+    assert record["players"] == [{"id": p.id, "name": p.name, "bot": p.bot} for p in game.players]
+    rules = game.rules
+    ids = [p["id"] for p in record["players"]]
+    left: set[str] = set()
+    for number, rnd in enumerate(record["rounds"], 1):
+        keys = {"number", "seating", "grids", "discard", "draw_pile", "starter", "moves"}
+        assert set(rnd) in (keys, keys | {"result"})
+        assert rnd["number"] == number
+        assert sorted(rnd["seating"]) == sorted(set(ids) - left)
+        assert set(rnd["grids"]) == set(rnd["seating"])
+        deck = []
+        for p in rnd["seating"]:
+            rows = rnd["grids"][p]
+            assert len(rows) == rules.rows and all(len(r) == rules.cols for r in rows)
+            deck += [v for row in rows for v in row]
+        assert len(rnd["discard"]) == 1
+        assert sorted(deck + rnd["discard"] + rnd["draw_pile"]) == sorted(DECK)
+        assert rnd["starter"] in rnd["seating"] or rnd["starter"] is None
+        seen_turn = False
+        for move in rnd["moves"]:
+            kind = move["type"]
+            if kind == "draw":
+                if move["keep"]:
+                    assert set(move) == {"player", "type", "keep", "row", "col"}
+                else:
+                    assert set(move) == {"player", "type", "keep", "flip"}
+                    assert move["flip"] is None or len(move["flip"]) == 2
+            else:
+                assert set(move) - {"after_result"} == MOVE_KEYS[kind]
+            if kind == "reveal":
+                assert not seen_turn, "reveals come before the first turn"
+            elif kind != "forfeit":
+                seen_turn = True
+            if kind == "forfeit":
+                left.add(move["player"])
+            if "player" in move:
+                assert move["player"] in rnd["seating"]
+        if "result" in rnd:
+            result = rnd["result"]
+            assert set(result) == {"ender", "raw", "scores", "totals"}
+            assert set(result["raw"]) == set(result["scores"]) == set(result["totals"])
+    final = record["final"]
+    assert set(final) == {"ended", "ranking", "forfeited"}
+    assert final["ended"] == game.is_over
+    assert final["forfeited"] == game.forfeited
+    assert sorted(e["player"] for e in final["ranking"]) == sorted(ids)
+    assert all(set(e) == {"player", "rank", "total"} for e in final["ranking"])
+
+
+def random_game(seed: int, forfeit_rate: float = 0.003) -> Game:
+    rng = random.Random(seed)
+    game = Game(players(rng.randint(2, 8)), random_rules(rng), seed=seed, game_id=f"G{seed}")
+    for _ in range(20000):
+        if game.is_over:
+            return game
+        do_step(game, random_step(game, rng, forfeit_rate))
+    raise AssertionError("the game did not end")
+
+
+def test_record_structure_over_random_games():
+    for seed in range(100):
+        game = random_game(seed, forfeit_rate=0.01)
+        record = json.loads(json.dumps(to_record(game)))
+        check_structure(record, game)
+
+
+def test_record_of_an_unfinished_game():
+    game = Game(players(3), RuleSet(), seed=4, game_id="X")
+    game.apply("p1", Reveal(0, 0))
+    record = to_record(game)
+    check_structure(record, game)
+    assert record["final"]["ended"] is False
+    assert "result" not in record["rounds"][0]
+    again = replay(record)
+    assert again.round.moves == game.round.moves
+    assert again.phase == game.phase
+
+
+def test_record_round_trip_over_random_games():
+    for seed in range(400):
+        game = random_game(seed)
+        record = json.loads(json.dumps(to_record(game)))
+        replayed = replay(record)
+        assert replayed.is_over == game.is_over
+        assert replayed.totals == game.totals
+        assert replayed.forfeited == game.forfeited
+        assert ranking_key(replayed.ranking()) == ranking_key(game.ranking())
+        assert [r.result for r in replayed.rounds] == [r.result for r in game.rounds]
+        assert to_record(replayed) == record
+
+
+def test_record_keeps_a_forfeit_after_the_scoring():
+    game = Game(players(3), quick_rules(end_score=1000), seed=1)
+    rng = random.Random(1)
+    while game.phase != "round_over":
+        do_step(game, random_step(game, rng))
+    game.apply("p2", Forfeit())
+    record = to_record(game)
+    assert record["rounds"][0]["moves"][-1] == {
+        "player": "p2",
+        "type": "forfeit",
+        "after_result": True,
+    }
+    replayed = replay(record)
+    assert replayed.rounds[0].result == game.rounds[0].result
+    assert replayed.forfeited == ["p2"]
+
+
+# ----- the conformance records ------------------------------------------------------
+
+
+def test_conformance_records_are_there():
+    assert CONFORMANCE.is_file()
+    assert CONFORMANCE.parent.parent.name == "shared"
+    assert len(RECORDS) == 120
+    assert all(r["format"] == FORMAT for r in RECORDS)
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=[r["id"] for r in RECORDS])
+def test_conformance_record_replays(record):
+    record = copy.deepcopy(record)
+    game = replay(record)
+    assert len(game.rounds) == len(record["rounds"])
+    for mine, theirs in zip(game.rounds, record["rounds"], strict=True):
+        assert mine.seating == theirs["seating"]
+        assert mine.starter == theirs["starter"]
+        assert mine.result == theirs.get("result")
+    final = record["final"]
+    assert game.is_over == final["ended"]
+    assert ranking_key(game.ranking()) == ranking_key(final["ranking"])
+    assert game.forfeited == final["forfeited"]
+    # writing it again gives the same deal, moves and results
+    again = to_record(game)
+    for mine, theirs in zip(again["rounds"], record["rounds"], strict=True):
+        assert mine == theirs
+
+
+def test_conformance_records_cover_the_rules():
+    """The shared records exercise what they claim: reshuffles, row clears, forfeits."""
+    kinds = {m["type"] for r in RECORDS for rnd in r["rounds"] for m in rnd["moves"]}
+    assert kinds == {"reveal", "take_discard", "draw", "reshuffle", "forfeit"}
+    assert {len(r["players"]) for r in RECORDS} == set(range(2, 9))
+    assert any(r["rules"]["clear_rows"] for r in RECORDS)
+    assert any(not r["final"]["ended"] for r in RECORDS)
+
+
+# ----- malformed records ------------------------------------------------------------
+
+
+def a_record() -> dict:
+    return json.loads(json.dumps(to_record(quick_record_game())))
+
+
+def test_a_valid_record_replays():
+    game = replay(a_record())
+    assert game.totals == {"p1": 11, "p2": 14}
+
+
+@pytest.mark.parametrize("fmt", ["skymo.game/2", "", None, "SKYMO.GAME/1"])
+def test_wrong_format(fmt):
+    record = a_record()
+    record["format"] = fmt
+    with pytest.raises(RecordError, match="not a skymo.game/1 record"):
+        replay(record)
+    record.pop("format")
+    with pytest.raises(RecordError):
+        replay(record)
+
+
+def test_bad_header():
+    record = a_record()
+    record["rules"]["rows"] = 9
+    with pytest.raises(RecordError, match="bad header"):
+        replay(record)
+    record = a_record()
+    record["players"] = record["players"][:1]
+    with pytest.raises(RecordError, match="bad header"):
+        replay(record)
+    record = a_record()
+    del record["rules"]
+    with pytest.raises(RecordError):
+        replay(record)
+
+
+def mutate(change):
+    record = a_record()
+    change(record)
+    return record
+
+
+def _set(path, value):
+    def change(record):
+        target = record
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+
+    return change
+
+
+MOVES = ("rounds", 0, "moves")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        # moves the rules do not allow
+        (_set((*MOVES, 1), {"player": "p2", "type": "reveal", "row": 0, "col": 0}), "move 2"),
+        (_set((*MOVES, 1), {"player": "p2", "type": "reveal", "row": 2, "col": 0}), "move 2"),
+        (_set((*MOVES, 6, "player"), "p2"), "move 7"),
+        (_set((*MOVES, 6, "flip"), [0, 0]), "already face up"),
+        (_set((*MOVES, 6, "flip"), None), "move 7"),
+        (_set((*MOVES, 7, "player"), "p1"), "It is Robot's turn"),
+        (_set((*MOVES, 7, "player"), "p9"), "move 8"),
+        (_set((*MOVES, 7, "type"), "steal"), "unknown move type"),
+        (_set((*MOVES, 7), {"player": "p2", "type": "draw"}), "move 8"),
+        (_set((*MOVES, 2), {"player": "p1", "type": "take_discard", "row": 0, "col": 0}), ""),
+        (lambda r: r["rounds"][0]["moves"].insert(6, {"type": "reshuffle", "draw_pile": []}), ""),
+        (_set(("rounds", 0, "starter"), "p2"), "round 1"),
+        # results that do not match
+        (_set(("rounds", 0, "result", "scores", "p1"), 22), "result"),
+        (_set(("rounds", 0, "result", "raw", "p2"), 15), "result"),
+        (_set(("rounds", 0, "result", "totals", "p2"), 0), "result"),
+        (_set(("rounds", 0, "result", "ender"), "p2"), "result"),
+        # deals that are not the deck
+        (_set(("rounds", 0, "grids", "p1", 0, 0), 13), "not the 150-card deck"),
+        (_set(("rounds", 0, "grids", "p1", 0, 0), 11), "not the 150-card deck"),
+        (_set(("rounds", 0, "discard"), [7, 7]), "not the 150-card deck"),
+        (_set(("rounds", 0, "discard"), []), "not the 150-card deck"),
+        (lambda r: r["rounds"][0]["draw_pile"].pop(), "not the 150-card deck"),
+        (lambda r: r["rounds"][0]["draw_pile"].append(0), "not the 150-card deck"),
+        (_set(("rounds", 0, "grids", "p1"), [[12, 0, 1, -2]]), "wrong shape"),
+        (_set(("rounds", 0, "grids", "p2"), [[1, 2], [3]]), "wrong shape"),
+    ],
+)
+def test_malformed_records_raise_record_error(change, message):
+    record = mutate(change)
+    with pytest.raises(RecordError) as info:
+        replay(record)
+    assert message in str(info.value)
+
+
+def test_a_result_that_was_not_reached():
+    record = a_record()
+    record["rounds"][0]["moves"].pop()  # the bot's last turn is missing
+    with pytest.raises(RecordError, match="result"):
+        replay(record)
+
+
+def test_a_round_after_an_unfinished_round():
+    record = a_record()
+    second = copy.deepcopy(record["rounds"][0])
+    second["number"] = 2
+    record["rounds"][0]["moves"] = record["rounds"][0]["moves"][:6]
+    del record["rounds"][0]["result"]
+    record["rounds"].append(second)
+    with pytest.raises(RecordError, match="round 2"):
+        replay(record)
+
+
+def test_reshuffles_must_replay_exactly():
+    game = Game(players(2), RuleSet(), seed=3)
+    for p in ("p1", "p2"):
+        game.apply(p, Reveal(0, 0))
+        game.apply(p, Reveal(0, 1))
+    while not any(m["type"] == "reshuffle" for m in game.round.moves):
+        keep_turn(game, game.round.turn, (0, 0))  # the draw pile runs out
+    record = json.loads(json.dumps(to_record(game)))
+    assert replay(record).round.draw_pile == game.round.draw_pile
+    moves = record["rounds"][0]["moves"]
+    index = next(i for i, m in enumerate(moves) if m["type"] == "reshuffle")
+    assert moves[index + 1]["type"] == "draw"
+    bad = copy.deepcopy(record)
+    bad["rounds"][0]["moves"][index]["draw_pile"][0] = 99
+    with pytest.raises(RecordError, match="reshuffle"):
+        replay(bad)
+    bad = copy.deepcopy(record)
+    bad["rounds"][0]["moves"][index]["draw_pile"].pop()
+    with pytest.raises(RecordError, match="reshuffle"):
+        replay(bad)
+    early = copy.deepcopy(record)
+    move = early["rounds"][0]["moves"].pop(index)
+    early["rounds"][0]["moves"].insert(index - 2, move)
+    with pytest.raises(RecordError, match="still has cards"):
+        replay(early)
+    missing = copy.deepcopy(record)
+    missing["rounds"][0]["moves"].pop(index)
+    # without the recorded order the replay shuffles by its own seed: the moves that
+    # follow no longer match (or the result differs), or at best the state differs
+    try:
+        replayed = replay(missing)
+    except RecordError:
+        pass
+    else:
+        assert replayed.round.draw_pile != game.round.draw_pile
+
+
+def test_the_starter_by_lot_is_taken_from_the_record():
+    rules = RuleSet(initial_flips=0)
+    game = Game(players(4), rules, seed=11)
+    record = to_record(game)
+    for p in ("p1", "p2", "p3", "p4"):
+        record["rounds"][0]["starter"] = p
+        assert replay(record).round.turn == p
+    record["rounds"][0]["starter"] = "p7"
+    with pytest.raises(RecordError):
+        replay(record)
+
+
+def test_take_discard_move_is_checked_against_the_grid():
+    game = Game(players(2), quick_rules(), seed=2)
+    for p in ("p1", "p2"):
+        for cell in [(0, 0), (0, 1), (1, 0)]:
+            game.apply(p, Reveal(*cell))
+    game.apply(game.round.turn, TakeDiscard(1, 1))
+    record = to_record(game)
+    record["rounds"][0]["moves"][-1]["row"] = 5
+    with pytest.raises(RecordError, match="There is no card at that position"):
+        replay(record)
