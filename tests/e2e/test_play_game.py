@@ -1,0 +1,111 @@
+"""A whole game in the browser: three people (one on a phone) and a bot, by clicks only,
+every move pushed live to the other pages."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from e2e_helpers import (
+    DESKTOP,
+    PHONE,
+    RESULTS,
+    add_bot,
+    create_table,
+    join,
+    mark_alive,
+    play_until_over,
+    ranking,
+    set_rules,
+    settle,
+    start,
+    still_alive,
+    sync,
+    version,
+)
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def server_env():
+    # Rounds start when everyone pressed "Next round", never by the timer mid-test.
+    return {"SKYMO_NEXT_ROUND_SECONDS": "600"}
+
+
+def shoot(page, screenshots, name, top=True):
+    """The viewport as the player sees it (from the top, or where the last click left
+    it), and the whole page for review."""
+    settle(page)
+    if top:
+        page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=screenshots / f"{name}.png")
+    page.screenshot(path=screenshots / f"{name}-full.png", full_page=True)
+
+
+def test_three_people_and_a_bot_play_a_whole_game(server, new_context, screenshots):
+    phone = new_context(**PHONE).new_page()
+    desk1 = new_context(**DESKTOP).new_page()
+    desk2 = new_context(**DESKTOP).new_page()
+    pages = [phone, desk1, desk2]
+
+    # The host (on the phone) creates a table; the others open the invite link.
+    invite = create_table(phone, server.url, "Ann")
+    join(desk1, invite, "Bea")
+    join(desk2, invite, "Cal")
+    for page in pages:
+        mark_alive(page)
+        expect(page.locator("#seats li")).to_have_count(3)  # the joins were pushed
+
+    # A short game; the guests see the new rules without reloading.
+    set_rules(phone, **{"End score": "10", "Rows": "2"})
+    for page in (desk1, desk2):
+        expect(page.locator("#rules-summary")).to_contain_text("2 rows × 4 columns")
+        expect(page.locator("#rules-summary dd").first).to_have_text("10")
+
+    add_bot(phone, "greedy")
+    for page in pages:
+        expect(page.locator("#seats li")).to_have_count(4)
+        expect(page.locator("#seats")).to_contain_text("greedy bot")
+    shoot(phone, screenshots, "lobby-phone")
+    shoot(desk1, screenshots, "lobby-desktop")
+
+    start(phone)
+    sync(pages, version(phone))
+    for page in pages:
+        expect(page.locator("#table .board")).to_be_visible()
+
+    shot = {}
+
+    def observe(page, moment):
+        """Mid-game, on a player's turn with the drawn card showing."""
+        size = "phone" if page is phone else "desktop"
+        if moment == "drawn" and size not in shot:
+            shot[size] = True
+            shoot(page, screenshots, f"table-{size}", top=False)
+
+    moves = play_until_over(pages, observe)
+    assert any("draw" in m for m in moves), moves
+    assert shot == {"phone": True, "desktop": True}, moves
+
+    # Everyone sees the same final ranking, pushed live: no page was ever reloaded.
+    for page in pages:
+        expect(page.locator(RESULTS)).to_have_text(re.compile(r"wins!|share the win!"))
+        assert still_alive(page), "a page was reloaded during the game"
+    final = ranking(phone)
+    assert sorted(name for _, name, _ in final) == ["Ann", "Bea", "Cal", "Gobbler"]
+    assert ranking(desk1) == final
+    assert ranking(desk2) == final
+    assert int(final[0][2]) <= int(final[-1][2])
+    assert any(int(total) >= 10 for _, _, total in final)
+
+    shoot(phone, screenshots, "results-phone")
+    shoot(desk1, screenshots, "results-desktop")
+
+    # The game record downloads as JSON.
+    with desk2.expect_download() as download:
+        desk2.get_by_role("link", name="Download the game record").click()
+    record = json.loads(download.value.path().read_text())
+    assert record["format"] == "skymo.game/1"
