@@ -16,7 +16,7 @@ from collections import defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from . import models
+from . import models, stats
 from .engine import (
     GAME_OVER,
     PLAY,
@@ -105,6 +105,13 @@ def seat_by_token(table: Table, token: str | None) -> Seat | None:
     if not token:
         return None
     return Seat.get_or_none((Seat.table == table) & (Seat.token == token) & (Seat.left == False))  # noqa: E712
+
+
+def seat_by_user(table: Table, user_id: int | None) -> Seat | None:
+    """A signed-in user's seat at this table, whichever device they sat down from."""
+    if user_id is None:
+        return None
+    return Seat.get_or_none((Seat.table == table) & (Seat.user == user_id) & (Seat.left == False))  # noqa: E712
 
 
 def load_game(table: Table) -> Game | None:
@@ -197,19 +204,26 @@ def new_code() -> str:
             return code
 
 
-def create_table(host_name: str, public: bool = False) -> tuple[Table, Seat]:
+def create_table(
+    host_name: str, public: bool = False, user_id: int | None = None
+) -> tuple[Table, Seat]:
     name = clean_name(host_name)
     with db.atomic():
         table = Table.create(code=new_code(), rules=RuleSet().to_dict(), public=bool(public))
-        seat = Seat.create(table=table, position=0, name=name, token=secrets.token_urlsafe(24))
+        seat = Seat.create(
+            table=table, position=0, name=name, token=secrets.token_urlsafe(24), user=user_id
+        )
         table.host_seat = seat.id
         table.save()
     return table, seat
 
 
-def join(code: str, name: str) -> Seat:
+def join(code: str, name: str, user_id: int | None = None) -> Seat:
+    """Sit down in the lobby; a signed-in user (`user_id`) owns the seat."""
     with locked(code), db.atomic():
         table = get_table(code)
+        if user_id is not None and (mine := seat_by_user(table, user_id)) is not None:
+            return mine  # already seated, from another device
         if table.status != Table.LOBBY:
             raise TableError("This game has already started: you can watch it.", 409)
         seats = seats_of(table)
@@ -218,7 +232,11 @@ def join(code: str, name: str) -> Seat:
         name = clean_name(name, table)
         position = max((s.position for s in seats), default=-1) + 1
         seat = Seat.create(
-            table=table, position=position, name=name, token=secrets.token_urlsafe(24)
+            table=table,
+            position=position,
+            name=name,
+            token=secrets.token_urlsafe(24),
+            user=user_id,
         )
         _touch(table)
     hub.publish(code, "lobby")
@@ -421,6 +439,7 @@ def _save_game(table: Table, game: Game) -> None:
         GameRecord.insert(
             table=table, number=table.game_number, record=to_record(game)
         ).on_conflict_replace().execute()
+        stats.record_results(table, game)  # same transaction: results once per game
     table.state = game.to_dict()
     _touch(table)
 
@@ -469,6 +488,35 @@ def forfeit(code: str, seat: Seat | None) -> None:
         _save_game(table, game)
     hub.publish(code, "table")
     after_change(code)
+
+
+def rename_players(code: str, seat_ids: set[int], name: str) -> None:
+    """Show these seats under another name in the table's game and records (a deleted
+    account, app.accounts). At a finished table they also leave: no rematch for them."""
+    players = {f"s{i}" for i in seat_ids}
+
+    def rename(entries: list[dict]) -> bool:
+        hits = [p for p in entries if p.get("id") in players and p.get("name") != name]
+        for p in hits:
+            p["name"] = name
+        return bool(hits)
+
+    with locked(code), db.atomic():
+        table = Table.get_or_none(Table.code == code)
+        if table is None:
+            return
+        for row in GameRecord.select().where(GameRecord.table == table):
+            record = row.record
+            if rename(record.get("players", [])):
+                GameRecord.update(record=record).where(GameRecord.id == row.id).execute()
+        state = table.state
+        if state and rename(state.get("players", [])):
+            table.state = state
+        Seat.update(name=name).where(Seat.id.in_(list(seat_ids))).execute()
+        if table.status == Table.FINISHED:
+            Seat.update(left=True).where(Seat.id.in_(list(seat_ids))).execute()
+        _touch(table)
+    hub.publish(code, "table")
 
 
 def opt_rematch(code: str, seat: Seat | None, version) -> None:

@@ -52,6 +52,17 @@ class Table(BaseModel):
     updated_at = pw.DateTimeField(default=utcnow, index=True)
 
 
+class User(BaseModel):
+    """An optional account: stats, history and a place on the leaderboard."""
+
+    username = pw.CharField(max_length=20)
+    username_lower = pw.CharField(max_length=20, unique=True)  # unique regardless of case
+    password_hash = pw.CharField(max_length=255)  # argon2
+    # Part of the flask-login id: changing it (new password) signs out every other session.
+    login_nonce = pw.CharField(max_length=32)
+    created_at = pw.DateTimeField(default=utcnow)
+
+
 class Seat(BaseModel):
     """A person or a bot sitting at a table, in lobby order (`position`)."""
 
@@ -62,6 +73,7 @@ class Seat(BaseModel):
     token = pw.CharField(unique=True, max_length=64)  # the guest's secret, kept in their cookie
     left = pw.BooleanField(default=False)  # removed from the lobby
     joined_at = pw.DateTimeField(default=utcnow)
+    user = pw.ForeignKeyField(User, null=True, backref="seats", on_delete="SET NULL")
 
     class Meta:
         indexes = ((("table", "position"), False),)
@@ -83,7 +95,48 @@ class GameRecord(BaseModel):
         indexes = ((("table", "number"), True),)
 
 
-MODELS = [Table, Seat, GameRecord]
+class Result(BaseModel):
+    """One player's result in one finished game (app.stats), written in the transaction
+    that ends the game. `user` is None for guests, bots and deleted accounts."""
+
+    table = pw.ForeignKeyField(Table, backref="results", on_delete="CASCADE")
+    number = pw.IntegerField()  # the table's game number
+    seat = pw.ForeignKeyField(Seat, backref="results", on_delete="CASCADE")
+    user = pw.ForeignKeyField(User, null=True, backref="results", on_delete="SET NULL")
+    name = pw.CharField(max_length=40)  # as shown in that game
+    bot = pw.CharField(null=True)
+    players = pw.IntegerField()  # how many took part
+    rank = pw.IntegerField()
+    total = pw.IntegerField()
+    forfeited = pw.BooleanField(default=False)
+    rounds_played = pw.IntegerField(default=0)  # scored rounds this player took part in
+    rounds_ended = pw.IntegerField(default=0)
+    rounds_penalised = pw.IntegerField(default=0)  # of the rounds this player ended
+    columns_cleared = pw.IntegerField(default=0)
+    rows_cleared = pw.IntegerField(default=0)
+    score_sum = pw.IntegerField(default=0)  # sum of this player's round scores
+    round_scores = JSONField(default=list)
+    finished_at = pw.DateTimeField(default=utcnow, index=True)
+
+    class Meta:
+        indexes = ((("table", "number", "seat"), True),)
+
+
+MODELS = [Table, User, Seat, GameRecord, Result]
+
+
+def _migrate(database) -> None:
+    """Columns added after a database was created (create_tables adds only tables, and
+    would fail creating the index of a missing column): runs before create_tables."""
+    from playhouse.migrate import SchemaMigrator, migrate
+
+    seat = Seat._meta.table_name
+    if not database.table_exists(seat):
+        return
+    if "user_id" not in {c.name for c in database.get_columns(seat)}:
+        with database.atomic():
+            User.create_table()
+            migrate(SchemaMigrator.from_database(database).add_column(seat, "user_id", Seat.user))
 
 
 def init_app(app) -> None:
@@ -99,6 +152,7 @@ def init_app(app) -> None:
         )
     db.initialize(database)
     with db.connection_context():
+        _migrate(db.obj)
         db.create_tables(MODELS)
 
     @app.before_request

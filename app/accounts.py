@@ -1,0 +1,277 @@
+"""Optional accounts: sign-up, passwords (argon2), seats and results that belong to a user,
+the sign-in rate limit, and deleting an account.
+
+Guests never need any of this. A guest who signs up or signs in keeps the seats of
+their session (`session["seats"]`: table code -> seat token) and the results of those
+seats. Deleting an account is refused while its holder plays a game in progress (they
+finish it or leave it first); otherwise their lobby seats are given up, and their name is
+replaced by "deleted player" wherever the other players still see their games."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import re
+import secrets
+import threading
+import time
+from collections import defaultdict, deque
+
+import peewee as pw
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+
+from . import games
+from .models import Result, Seat, Table, User, db
+from .stats import DELETED_NAME
+
+USERNAME_RE = re.compile(r"[A-Za-z0-9_-]{3,20}")
+PASSWORD_MIN = 8
+PASSWORD_MAX = 1000  # hashing a megabyte on every attempt is a denial of service
+WRONG_CREDENTIALS = "Wrong username or password."
+
+hasher = PasswordHasher()
+_dummy: dict[str, str] = {}
+
+
+def _dummy_hash() -> str:
+    """Verified against when the username is unknown, so both failures take as long
+    (made with the same parameters as the real hashes)."""
+    key = repr((hasher.time_cost, hasher.memory_cost, hasher.parallelism))
+    if key not in _dummy:
+        _dummy[key] = hasher.hash(secrets.token_hex(16))
+    return _dummy[key]
+
+
+class AccountError(Exception):
+    """Input an account form cannot take; `message` is shown next to `field`."""
+
+    def __init__(self, message: str, field: str | None = None, status: int = 400):
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        self.status = status
+
+
+# ----- validation ----------------------------------------------------------------------
+def clean_username(raw) -> str:
+    username = (raw or "").strip() if isinstance(raw, str) else ""
+    if not username:
+        raise AccountError("Choose a username.", "username")
+    if not USERNAME_RE.fullmatch(username):
+        raise AccountError(
+            "A username has 3 to 20 characters: letters, digits, _ or -.", "username"
+        )
+    return username
+
+
+def check_new_password(raw, field: str = "password") -> str:
+    password = raw if isinstance(raw, str) else ""
+    if len(password) < PASSWORD_MIN:
+        raise AccountError(f"A password has at least {PASSWORD_MIN} characters.", field)
+    if len(password) > PASSWORD_MAX:
+        raise AccountError(f"A password has at most {PASSWORD_MAX} characters.", field)
+    return password
+
+
+# ----- users ---------------------------------------------------------------------------
+def get_user(user_id) -> User | None:
+    try:
+        return User.get_or_none(User.id == int(user_id))
+    except (TypeError, ValueError):
+        return None
+
+
+def by_username(username: str) -> User | None:
+    if not isinstance(username, str):
+        return None
+    return User.get_or_none(User.username_lower == username.strip().lower())
+
+
+def create_user(username, password) -> User:
+    username = clean_username(username)
+    password = check_new_password(password)
+    taken = "That username is taken: choose another."
+    if by_username(username) is not None:
+        raise AccountError(taken, "username")
+    try:
+        with db.atomic():
+            return User.create(
+                username=username,
+                username_lower=username.lower(),
+                password_hash=hasher.hash(password),
+                login_nonce=secrets.token_hex(8),
+            )
+    except pw.IntegrityError:  # taken between the check and the insert
+        raise AccountError(taken, "username") from None
+
+
+def verify(user: User | None, password) -> bool:
+    """True if `password` is this user's. Takes as long for an unknown user."""
+    password = password if isinstance(password, str) else ""
+    if len(password) > PASSWORD_MAX:
+        return False
+    try:
+        hasher.verify(user.password_hash if user else _dummy_hash(), password)
+    except (VerificationError, InvalidHashError):
+        return False
+    if user is None:
+        return False
+    if hasher.check_needs_rehash(user.password_hash):
+        user.password_hash = hasher.hash(password)
+        user.save()
+    return True
+
+
+def authenticate(username, password) -> User | None:
+    user = by_username(username)
+    return user if verify(user, password) else None
+
+
+def change_password(user: User, current, new) -> None:
+    if not verify(user, current):
+        raise AccountError("That is not your current password.", "current_password")
+    new = check_new_password(new, "new_password")
+    user.password_hash = hasher.hash(new)
+    user.login_nonce = secrets.token_hex(8)  # every other session is signed out
+    user.save()
+
+
+# ----- seats and results ---------------------------------------------------------------
+def find_seat(table: Table, token: str | None, user: User | None) -> Seat | None:
+    """The visitor's seat: by the seat token of their session, else by their account.
+    A seat that belongs to an account is only ever that account's."""
+    user_id = user.id if user is not None else None
+    seat = games.seat_by_token(table, token)
+    if seat is not None and seat.user_id is not None and seat.user_id != user_id:
+        seat = None
+    if seat is None:
+        seat = games.seat_by_user(table, user_id)
+    return seat
+
+
+def claim_seats(user: User, tokens: dict) -> int:
+    """Give the account the guest seats of this session and their results. A seat
+    already owned by an account, or at a table where the user has another seat, stays
+    as it is. Returns how many seats moved."""
+    tokens = [t for t in (tokens or {}).values() if isinstance(t, str) and t]
+    if not tokens:
+        return 0
+    moved = 0
+    with db.atomic():
+        for seat in Seat.select().where(Seat.token.in_(tokens) & Seat.user.is_null()):
+            other = Seat.select().where(
+                (Seat.table == seat.table_id) & (Seat.user == user) & (Seat.id != seat.id)
+            )
+            if other.exists():
+                continue
+            Seat.update(user=user).where(Seat.id == seat.id).execute()
+            Result.update(user=user).where(
+                (Result.seat == seat.id) & Result.user.is_null()
+            ).execute()
+            moved += 1
+    return moved
+
+
+# ----- deleting ------------------------------------------------------------------------
+def games_in_progress(user: User) -> list[str]:
+    """Codes of the tables where this user still plays a game in progress."""
+    codes = []
+    query = (
+        Seat.select(Seat, Table)
+        .join(Table)
+        .where((Seat.user == user) & (Seat.left == False) & (Table.status == Table.PLAYING))  # noqa: E712
+    )
+    for seat in query:
+        game = games.load_game(seat.table)
+        if game is not None and not game.is_over and seat.player_id not in game.forfeited:
+            codes.append(seat.table.code)
+    return codes
+
+
+def delete_user(user: User, password) -> None:
+    """Remove the account. Refused while the user plays a game in progress; lobby seats
+    are given up; finished games keep their results under "deleted player"."""
+    if not verify(user, password):
+        raise AccountError("That is not your password.", "delete_password")
+    playing = games_in_progress(user)
+    if playing:
+        tables = ", ".join(playing)
+        raise AccountError(
+            f"You are playing at table {tables}: finish or leave that game first, "
+            "then delete your account.",
+            "delete_password",
+            409,
+        )
+    lobby_seats = list(
+        Seat.select(Seat, Table)
+        .join(Table)
+        .where((Seat.user == user) & (Seat.left == False) & (Table.status == Table.LOBBY))  # noqa: E712
+    )
+    for seat in lobby_seats:
+        # If the lobby changed meanwhile, the seat is still scrubbed below.
+        with contextlib.suppress(games.TableError):
+            games.remove_seat(seat.table.code, seat, seat.id)
+    seats = list(Seat.select(Seat.id, Seat.table).where(Seat.user == user))
+    for code in sorted({s.table_id for s in seats}):
+        games.rename_players(code, {s.id for s in seats if s.table_id == code}, DELETED_NAME)
+    with db.atomic():
+        Result.update(user=None, name=DELETED_NAME).where(Result.user == user).execute()
+        Seat.update(user=None).where(Seat.user == user).execute()
+        user.delete_instance()
+
+
+# ----- sign-in rate limit --------------------------------------------------------------
+class SignInLimiter:
+    """Failed sign-ins per address and per username in a sliding window (in memory:
+    one process holds the hub anyway). Over the limit, every attempt is refused, even
+    with the right password, until the oldest failure leaves the window."""
+
+    def __init__(self, max_failures: int = 5, window: float = 15 * 60):
+        self.max_failures = max_failures
+        self.window = window
+        self._failures: dict[str, deque[float]] = defaultdict(deque)
+        self._lock = threading.Lock()
+
+    def _keys(self, address: str | None, username: str | None) -> list[str]:
+        keys = [f"ip:{address or '?'}"]
+        if username:
+            keys.append(f"user:{username.strip().lower()}")
+        return keys
+
+    def _prune(self, key: str, now: float) -> deque[float]:
+        times = self._failures[key]
+        while times and times[0] <= now - self.window:
+            times.popleft()
+        if not times:
+            del self._failures[key]
+            return deque()
+        return times
+
+    def retry_after(self, address, username, now: float | None = None) -> float:
+        """Seconds until an attempt is allowed again; 0 when it is allowed now."""
+        now = time.time() if now is None else now
+        wait = 0.0
+        with self._lock:
+            for key in self._keys(address, username):
+                times = self._prune(key, now)
+                if len(times) >= self.max_failures:
+                    oldest_that_counts = times[len(times) - self.max_failures]
+                    wait = max(wait, oldest_that_counts + self.window - now)
+        return wait
+
+    def failed(self, address, username, now: float | None = None) -> None:
+        now = time.time() if now is None else now
+        with self._lock:
+            for key in self._keys(address, username):
+                self._failures[key].append(now)
+
+    def succeeded(self, address, username) -> None:
+        with self._lock:
+            self._failures.pop(f"user:{(username or '').strip().lower()}", None)
+
+
+def too_many_message(seconds: float) -> str:
+    minutes = max(1, math.ceil(seconds / 60))
+    unit = "minute" if minutes == 1 else "minutes"
+    return f"Too many sign-in attempts: try again in {minutes} {unit}."
