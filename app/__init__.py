@@ -55,11 +55,14 @@ def create_app(config: dict | None = None) -> Flask:
     games.init_app(app)
     sock.init_app(app)
 
-    from .web import compress, lobby, security, table, ws
+    from .web import auth, compress, lobby, security, table, ws
+    from .web import stats as stats_pages
 
     security.init_app(app)
     compress.init_app(app)
+    auth.init_app(app)
     app.register_blueprint(lobby.bp)
     app.register_blueprint(table.bp)
+    app.register_blueprint(stats_pages.bp)
     ws.init_app(app)
     return app

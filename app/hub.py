@@ -23,6 +23,7 @@ class Connection:
     csrf: str  # the recipient's CSRF token, for the forms in pushed partials
     send: Callable[[str], None]
     base_url: str = "http://localhost/"  # for absolute links (the invite URL)
+    name: str = ""  # a signed-in visitor's username, prefilled in the join form
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from flask import Blueprint, redirect, render_template, request, session, url_for
 
 from .. import games
+from .auth import signed_in
 from .security import csrf_token
 
 bp = Blueprint("lobby", __name__)
@@ -23,9 +24,14 @@ def home():
     return render_template(
         "pages/home.html",
         tables=games.public_tables(),
-        name=session.get("name", ""),
+        name=signed_in_name() or session.get("name", ""),
         csrf=csrf_token(),
     )
+
+
+def signed_in_name() -> str:
+    user = signed_in()
+    return user.username if user else ""
 
 
 @bp.get("/public")
@@ -38,7 +44,8 @@ def create():
     name = request.form.get("name", "")
     public = request.form.get("public") == "on"
     try:
-        table, seat = games.create_table(name, public=public)
+        user = signed_in()
+        table, seat = games.create_table(name, public=public, user_id=user.id if user else None)
     except games.TableError as exc:
         return (
             render_template(

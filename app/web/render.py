@@ -322,6 +322,7 @@ def render_push(code: str, conn: Connection, what: str) -> str | None:
             me = None
         ctx = table_context(table, me)
         ctx["csrf"] = conn.csrf
+        ctx["join_name"] = conn.name
         ctx["oob"] = True
         if what == "lobby" and table.status == Table.LOBBY:
             return render_template("partials/_lobby_push.html", **ctx)

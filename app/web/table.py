@@ -10,10 +10,11 @@ import json
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, session, url_for
 
-from .. import games
+from .. import accounts, games
 from ..engine import DiscardDrawn, Draw, KeepDrawn, Reveal, TakeDiscard
 from ..hub import hub
 from ..models import GameRecord
+from .auth import signed_in
 from .lobby import remember_seat
 from .render import qr_svg, table_context
 from .security import csrf_token
@@ -22,8 +23,9 @@ bp = Blueprint("table", __name__, url_prefix="/t")
 
 
 def current_seat(table):
+    """By the seat token of this browser, or by the signed-in account (any device)."""
     token = session.get("seats", {}).get(table.code)
-    seat = games.seat_by_token(table, token)
+    seat = accounts.find_seat(table, token, signed_in())
     if seat is not None:
         hub.touch(table.code, seat.id)  # a request counts as presence (no-JS players)
     return seat
@@ -41,6 +43,8 @@ def render_table(code: str, *, status: int = 200, page: bool = False, **extra):
     seat = current_seat(table)
     ctx = table_context(table, seat, **extra)
     ctx["csrf"] = csrf_token()
+    user = signed_in()
+    ctx["join_name"] = user.username if user else ""  # prefilled in the join form
     if page or not is_htmx():
         if table.status == table.LOBBY:
             ctx["qr"] = qr_svg(ctx["invite_url"])
@@ -94,7 +98,8 @@ def join(code: str):
     if current_seat(table) is not None:
         return done(code)
     try:
-        seat = games.join(code, request.form.get("name", ""))
+        user = signed_in()
+        seat = games.join(code, request.form.get("name", ""), user.id if user else None)
     except games.TableError as exc:
         return render_table(
             code, error=exc.message, field=exc.field or "name", status=exc.status, form=request.form

@@ -9,9 +9,10 @@ from urllib.parse import urlsplit
 
 from flask import request, session
 
-from .. import games
+from .. import accounts, games
 from ..hub import Connection, hub
 from . import sock
+from .auth import signed_in
 from .render import render_push
 
 
@@ -38,14 +39,15 @@ def init_app(app) -> None:
         except games.TableError:
             ws.close(reason=1008, message="No such table")
             return
-        token = session.get("seats", {}).get(code)
-        seat = games.seat_by_token(table, token)
+        user = signed_in()
+        seat = accounts.find_seat(table, session.get("seats", {}).get(code), user)
         conn = Connection(
             code=code,
             seat_id=seat.id if seat else None,
             csrf=session.get("csrf", ""),
             send=ws.send,
             base_url=request.host_url,
+            name=user.username if user else "",
         )
         from ..models import db
 

@@ -1,0 +1,162 @@
+"""Stats, history, the leaderboard and a finished game's results page (app.stats)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, render_template, request
+
+from .. import stats
+from ..engine import replay
+from ..engine.record import RecordError
+from ..models import GameRecord, Table, User
+from . import charts
+from .auth import login_manager, signed_in
+from .security import csrf_token
+
+bp = Blueprint("stats", __name__)
+PER_PAGE = 20
+
+
+def page_number() -> int:
+    try:
+        return min(max(1, int(request.args.get("page", "1"))), 1_000_000)
+    except ValueError:
+        return 1
+
+
+def render(template: str, **ctx):
+    return render_template(template, csrf=csrf_token(), **ctx)
+
+
+def stats_context(user) -> dict:
+    s = stats.user_stats(user)
+    first = len(s.recent) and s.games - len(s.recent) + 1
+    points = [
+        {
+            "value": r.total,
+            "label": f"Game {first + i}",
+            "mark": stats.is_win(r),
+            "note": f"{r.finished_at:%d %b %Y}, rank {r.rank} of {r.players}",
+        }
+        for i, r in enumerate(s.recent)
+    ]
+    bins = stats.histogram(s.round_scores)
+    return {
+        "owner": user,
+        "s": s,
+        "line": charts.line_chart(points) if points else None,
+        # Under the bars, the low end of each range: "10–14" is too wide on a phone.
+        "bars": charts.bar_chart(bins, [label.split("–")[0] for label, _ in bins])
+        if s.round_scores
+        else None,
+        "bins": bins,
+    }
+
+
+@bp.get("/me/stats")
+def mine():
+    user = signed_in()
+    if user is None:
+        return login_manager.unauthorized()
+    return render("pages/stats.html", mine=True, **stats_context(user))
+
+
+@bp.get("/u/<username>")
+def player(username: str):
+    from ..accounts import by_username
+
+    user = by_username(username)
+    if user is None:
+        abort(404)
+    me = signed_in()
+    mine = me is not None and me.id == user.id
+    return render("pages/stats.html", mine=mine, **stats_context(user))
+
+
+@bp.get("/me/history")
+def history():
+    user = signed_in()
+    if user is None:
+        return login_manager.unauthorized()
+    page = page_number()
+    entries, page, pages = stats.history(user, page, PER_PAGE)
+    return render("pages/history.html", entries=entries, page=page, pages=pages)
+
+
+@bp.get("/leaderboard")
+def leaderboard():
+    by = request.args.get("by", "wins")
+    if by not in stats.BOARDS:
+        by = "wins"
+    rows = stats.leaderboard(by)
+    me = signed_in()
+    pages = max(1, -(-len(rows) // PER_PAGE))
+    page = min(page_number(), pages)
+    mine = next((i for i, r in enumerate(rows) if me is not None and r.user_id == me.id), None)
+    return render(
+        "pages/leaderboard.html",
+        by=by,
+        boards=stats.BOARDS,
+        rows=rows[(page - 1) * PER_PAGE : page * PER_PAGE],
+        page=page,
+        pages=pages,
+        me_id=me.id if me else None,
+        my_row=rows[mine] if mine is not None else None,
+        my_page=mine // PER_PAGE + 1 if mine is not None else None,
+        min_games=stats.WIN_RATE_MIN_GAMES,
+    )
+
+
+@bp.get("/t/<code>/games/<int(max=1000000):number>")  # max: SQLite's ints
+def game(code: str, number: int):
+    code = code.upper()
+    record = GameRecord.get_or_none((GameRecord.table == code) & (GameRecord.number == number))
+    if record is None:
+        abort(404)
+    rows = [
+        {
+            "rank": r.rank,
+            "name": r.name,
+            "bot": r.bot,
+            "total": r.total,
+            "forfeited": r.forfeited,
+            "rounds": r.round_scores,
+            "user_id": r.user_id,
+        }
+        for r in stats.game_results(code, number)
+    ]
+    ids = [r["user_id"] for r in rows if r["user_id"] is not None]
+    usernames = {u.id: u.username for u in User.select().where(User.id.in_(ids))} if ids else {}
+    for r in rows:
+        r["username"] = usernames.get(r["user_id"])
+    if not rows:  # a game finished before results were kept: read its record
+        try:
+            played = replay(record.record)
+        except RecordError:
+            played = None
+        if played is not None:
+            numbers = stats.game_numbers(played)
+            rows = [
+                {
+                    "rank": n["rank"],
+                    "name": played.name(pid),
+                    "bot": played.player(pid).bot,
+                    "total": n["total"],
+                    "forfeited": n["forfeited"],
+                    "rounds": n["round_scores"],
+                    "user_id": None,
+                    "username": None,
+                }
+                for pid, n in sorted(numbers.items(), key=lambda kv: kv[1]["rank"])
+            ]
+    me = signed_in()
+    table = Table.get_or_none(Table.code == code)
+    return render(
+        "pages/game.html",
+        code=code,
+        number=number,
+        rows=rows,
+        rounds=max((len(r["rounds"]) for r in rows), default=0),
+        finished_at=record.finished_at,
+        me_id=me.id if me else None,
+        table_open=table is not None and table.status != Table.CLOSED,
+    )
