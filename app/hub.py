@@ -117,19 +117,24 @@ class Hub:
             self.send_to(conn, what)
 
     def send_to(self, conn: Connection, what: str) -> None:
-        try:
-            html = self._renderer(code=conn.code, conn=conn, what=what)
-        except Exception:  # a broken render must not stop the pushes to the others
-            log.exception("rendering %s for table %s failed", what, conn.code)
-            return
-        if not html:
-            return
-        try:
-            with conn.lock:  # one writer at a time per socket
+        # One writer at a time per socket, and the rendering under the same lock: the
+        # renderer reads the table as it is now, so a socket never gets an older table
+        # after a newer one (rendered outside the lock, a slow render of an old version
+        # could be sent last, and the page would show the past until the next push).
+        with conn.lock:
+            try:
+                html = self._renderer(code=conn.code, conn=conn, what=what)
+            except Exception:  # a broken render must not stop the pushes to the others
+                log.exception("rendering %s for table %s failed", what, conn.code)
+                return
+            if not html:
+                return
+            try:
                 conn.send(html)
-        except Exception:
-            log.info("dropping a dead socket at table %s", conn.code)
-            self.remove(conn)
+                return
+            except Exception:
+                log.info("dropping a dead socket at table %s", conn.code)
+        self.remove(conn)
 
     def _notify(self, code: str, seat_id: int, present: bool) -> None:
         for listener in self._listeners:
