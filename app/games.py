@@ -166,14 +166,15 @@ def clean_name(name, table: Table | None = None, exclude: Seat | None = None) ->
 def parse_rules(form) -> RuleSet:
     """Build a RuleSet from the lobby form; RuleError names the field that is wrong."""
 
-    def number(field, default):
+    def number(field, default, rule=None):
         raw = form.get(field)
         if raw is None or str(raw).strip() == "":
             return default
         try:
             return int(str(raw).strip())
         except ValueError:
-            raise RuleError(field, "must be a whole number") from None
+            # Named as the engine names it, so the message lands next to its field.
+            raise RuleError(rule or field, "must be a whole number") from None
 
     def flag(field):
         return str(form.get(field, "")).lower() in ("on", "1", "true", "yes")
@@ -187,8 +188,10 @@ def parse_rules(form) -> RuleSet:
         "clear_rows": flag("clear_rows"),
         "penalty": {
             "mode": form.get("penalty_mode") or defaults.penalty.mode,
-            "multiplier": number("penalty_multiplier", defaults.penalty.multiplier),
-            "flat": number("penalty_flat", defaults.penalty.flat),
+            "multiplier": number(
+                "penalty_multiplier", defaults.penalty.multiplier, "penalty.multiplier"
+            ),
+            "flat": number("penalty_flat", defaults.penalty.flat, "penalty.flat"),
         },
         "show_running_score": flag("show_running_score"),
         "reseat": form.get("reseat") or defaults.reseat,

@@ -102,7 +102,13 @@ def join(code: str):
         seat = games.join(code, request.form.get("name", ""), user.id if user else None)
     except games.TableError as exc:
         return render_table(
-            code, error=exc.message, field=exc.field or "name", status=exc.status, form=request.form
+            # Only name errors sit next to the name field (a full or started table
+            # shows no join form: its message goes at the top).
+            code,
+            error=exc.message,
+            field=exc.field,
+            status=exc.status,
+            form=request.form,
         )
     remember_seat(code, seat.token)
     session["name"] = seat.name

@@ -1,0 +1,125 @@
+"""The push socket against a real server process: what one player does reaches the
+others' sockets as an out-of-band #table, and a (re)connect gets the table at once."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+
+import pytest
+import websocket
+from web_helpers import LiveBrowser, parse
+
+from app.engine import Game
+
+
+def receive(ws, until: float = 2.0) -> str:
+    """The next text message within `until` seconds (fails the test otherwise)."""
+    ws.settimeout(until)
+    try:
+        return ws.recv()
+    except websocket.WebSocketTimeoutException:
+        pytest.fail(f"no message within {until} s")
+
+
+def receive_table(ws, version: int | None = None, until: float = 2.0):
+    """The next pushed #table (at `version` if given), skipping other pushes."""
+    deadline = time.monotonic() + until
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            pytest.fail(f"no #table at version {version} within {until} s")
+        doc = parse(receive(ws, left))
+        table = doc.by_id("table")
+        if table is None:
+            continue
+        assert table.attrs.get("hx-swap-oob") == "true"
+        if version is None or int(table.attrs["data-version"]) == version:
+            return doc
+
+
+def stored_game(server, code: str) -> tuple[Game, int]:
+    with sqlite3.connect(server.tmp / "skymo.db") as db:
+        state, version = db.execute(
+            'select state, version from "table" where code = ?', (code,)
+        ).fetchone()
+    return Game.from_dict(json.loads(state)), version
+
+
+def first_card(doc, label: str):
+    grid = doc.find(cls="grid", aria_label=label)
+    return [n for n in grid.iter() if "card" in n.classes][0]
+
+
+def test_a_move_reaches_the_other_players_socket(live_server):
+    ann, bob = LiveBrowser(live_server.url), LiveBrowser(live_server.url)
+    code = ann.create("Ann")
+    ann_ws = ann.socket()
+    try:
+        # On connect: the current table at once, as an out-of-band swap.
+        doc = receive_table(ann_ws)
+        assert doc.by_id("table").attrs["data-version"] == "0"
+        assert "Ann" in doc.text()
+
+        bob.join(code, "Bob")
+        # Ann's lobby is told about Bob (the seats list, out of band).
+        deadline = time.monotonic() + 2
+        while True:
+            doc = parse(receive(ann_ws, max(0.05, deadline - time.monotonic())))
+            seats = doc.by_id("seats")
+            if seats is not None and "Bob" in seats.text():
+                assert seats.attrs["hx-swap-oob"] == "true"
+                break
+
+        bob_ws = bob.socket()
+        try:
+            doc = receive_table(bob_ws)
+            assert "Waiting for the host" in doc.text()
+            status, _ = ann.post(f"/t/{code}/start", {"version": ann.version()})
+            assert status == 303
+            game, version = stored_game(live_server, code)
+            doc = receive_table(bob_ws, version)
+            assert doc.find("div", cls="board") is not None
+            assert first_card(doc, "Ann's grid").attrs["aria-label"].endswith("face down")
+
+            # Ann turns her first card: Bob sees its value on Ann's grid within 2 s.
+            status, _ = ann.post(
+                f"/t/{code}/move", {"type": "reveal", "pos": "0-0", "version": str(version)}
+            )
+            assert status == 303
+            game, version = stored_game(live_server, code)
+            value = game.round.grids[game.players[0].id].values[0]
+            started = time.monotonic()
+            doc = receive_table(bob_ws, version)
+            assert time.monotonic() - started < 2
+            card = first_card(doc, "Ann's grid")
+            assert card.text() == str(value)
+            assert card.attrs["aria-label"] == f"Row 1, column 1: {value}"
+            assert f"Ann turned over a {value}" in doc.text()
+            # Ann's own socket got her own view of the same version.
+            mine = receive_table(ann_ws, version)
+            assert first_card(mine, "Your grid").text() == str(value)
+
+            # Reconnecting gets the present table at once.
+            bob_ws.close()
+            bob_ws = bob.socket()
+            doc = receive_table(bob_ws, version, until=1.0)
+            assert first_card(doc, "Ann's grid").text() == str(value)
+        finally:
+            bob_ws.close()
+    finally:
+        ann_ws.close()
+
+
+def test_a_socket_to_an_unknown_table_is_closed(live_server):
+    visitor = LiveBrowser(live_server.url)
+    visitor.get("/")
+    visitor.code = "NOSUCH"
+    ws = visitor.socket()
+    try:
+        opcode, data = ws.recv_data(control_frame=True)
+        assert opcode == websocket.ABNF.OPCODE_CLOSE
+        assert int.from_bytes(data[:2], "big") == 1008
+    finally:
+        ws.close()

@@ -1,0 +1,570 @@
+"""Helpers for the web tests: a small HTML tree, form submission as a browser does it,
+a player who plays from what the page offers, and the secrecy scanner."""
+
+from __future__ import annotations
+
+import http.cookiejar
+import re
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+import websocket
+
+from app.engine import DOWN, GONE, UP, Game
+from app.models import Seat, Table
+
+VOID = {
+    "area",
+    "base",
+    "br",
+    "col",
+    "embed",
+    "hr",
+    "img",
+    "input",
+    "link",
+    "meta",
+    "source",
+    "track",
+    "wbr",
+}
+
+
+# ----- a tiny DOM ----------------------------------------------------------------------
+@dataclass(eq=False)
+class Node:
+    tag: str
+    attrs: dict = field(default_factory=dict)
+    children: list = field(default_factory=list)  # Node or str
+    parent: Node | None = None
+
+    @property
+    def classes(self) -> set[str]:
+        return set(self.attrs.get("class", "").split())
+
+    def text(self) -> str:
+        return "".join(c if isinstance(c, str) else c.text() for c in self.children)
+
+    def iter(self):
+        """Descendant elements in document order."""
+        stack = [c for c in reversed(self.children) if isinstance(c, Node)]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(c for c in reversed(node.children) if isinstance(c, Node))
+
+    def find_all(self, tag=None, cls=None, **attrs) -> list[Node]:
+        found = []
+        for node in self.iter():
+            if tag and node.tag != tag:
+                continue
+            if cls and cls not in node.classes:
+                continue
+            if any(node.attrs.get(k.replace("_", "-")) != v for k, v in attrs.items()):
+                continue
+            found.append(node)
+        return found
+
+    def find(self, tag=None, cls=None, **attrs) -> Node | None:
+        found = self.find_all(tag, cls, **attrs)
+        return found[0] if found else None
+
+    def by_id(self, ident: str) -> Node | None:
+        return self.find(id=ident)
+
+    def ancestor(self, cls: str) -> Node | None:
+        node = self.parent
+        while node is not None and cls not in node.classes:
+            node = node.parent
+        return node
+
+
+class _Builder(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.root = Node("#root")
+        self.stack = [self.root]
+        self.comments: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        node = Node(tag, {k: (v if v is not None else "") for k, v in attrs}, parent=self.stack[-1])
+        self.stack[-1].children.append(node)
+        if tag not in VOID:
+            self.stack.append(node)
+
+    def handle_startendtag(self, tag, attrs):
+        node = Node(tag, {k: (v if v is not None else "") for k, v in attrs}, parent=self.stack[-1])
+        self.stack[-1].children.append(node)
+
+    def handle_endtag(self, tag):
+        if tag in VOID:
+            return
+        for i in range(len(self.stack) - 1, 0, -1):
+            if self.stack[i].tag == tag:
+                del self.stack[i:]
+                return
+
+    def handle_data(self, data):
+        self.stack[-1].children.append(data)
+
+    def handle_comment(self, data):
+        self.comments.append(data)
+
+
+def parse(html: str | bytes) -> Node:
+    if isinstance(html, bytes):
+        html = html.decode()
+    builder = _Builder()
+    builder.feed(html)
+    builder.close()
+    builder.root.comments = builder.comments
+    return builder.root
+
+
+def form_data(form: Node, button: Node | None = None) -> dict:
+    """What a browser sends for this form (hidden inputs, plus the pressed button)."""
+    data = {}
+    for inp in form.find_all("input"):
+        if inp.attrs.get("type") == "hidden" and inp.attrs.get("name"):
+            data[inp.attrs["name"]] = inp.attrs.get("value", "")
+    if button is not None and button.attrs.get("name"):
+        data[button.attrs["name"]] = button.attrs.get("value", "")
+    return data
+
+
+def form_posting_to(doc: Node, suffix: str) -> Node | None:
+    for form in doc.find_all("form"):
+        if form.attrs.get("action", "").endswith(suffix):
+            return form
+    return None
+
+
+def move_form(doc: Node, kind: str) -> Node | None:
+    """A move form whose hidden `type` is `kind`."""
+    for form in doc.find_all("form"):
+        if not form.attrs.get("action", "").endswith("/move"):
+            continue
+        typ = form.find("input", name="type")
+        if typ is not None and typ.attrs.get("value") == kind:
+            return form
+    return None
+
+
+def grid_form(doc: Node) -> Node | None:
+    for form in doc.find_all("form", cls="mine"):
+        return form
+    return None
+
+
+def phase_of(doc: Node) -> str | None:
+    board = doc.find("div", cls="board")
+    if board is None:
+        return None
+    for c in board.classes:
+        if c.startswith("phase-"):
+            return c[len("phase-") :]
+    return None
+
+
+def data_version(doc: Node) -> int:
+    return int(doc.by_id("table").attrs["data-version"])
+
+
+def table_row(code: str) -> Table:
+    return Table.get(Table.code == code)
+
+
+def snapshot(code: str) -> tuple:
+    """Everything a bad request must leave alone."""
+    t = table_row(code)
+    seats = [
+        (s.id, s.name, s.position, s.left, s.bot) for s in Seat.select().where(Seat.table == code)
+    ]
+    return (t.status, t.version, t.rules, t.state, t.public, t.votes, t.host_seat, seats)
+
+
+def game_of(code: str) -> Game:
+    return Game.from_dict(table_row(code).state)
+
+
+# ----- a person playing from the page --------------------------------------------------
+class Player:
+    """Plays through the HTML like a person: reads the page, follows its links and
+    submits its forms. Nothing is built by hand."""
+
+    def __init__(self, browser, name: str, rng, htmx: bool = False):
+        self.b = browser
+        self.name = name
+        self.rng = rng
+        self.htmx = htmx
+        self.on_html = None  # called with (html, parsed) for every HTML this player gets
+
+    @property
+    def code(self):
+        return self.b.code
+
+    def get(self, query: str = "", htmx: bool = False) -> Node:
+        headers = {"HX-Request": "true"} if htmx else {}
+        response = self.b.get(f"/t/{self.code}{query}", headers=headers)
+        assert response.status_code == 200, response.data[:500]
+        html = response.data.decode()
+        doc = parse(html)
+        if self.on_html is not None:
+            self.on_html(html, doc)
+        return doc
+
+    def submit(self, form: Node, button: Node | None = None, expect=None) -> Node | None:
+        data = form_data(form, button)
+        response = self.b.post(form.attrs["action"], data, htmx=self.htmx)
+        if expect is not None:
+            assert response.status_code == expect, response.data[:800]
+        html = response.data.decode()
+        if self.htmx:
+            assert response.status_code == 200, html[:800]
+            doc = parse(html)
+            if self.on_html is not None:
+                self.on_html(html, doc)
+            assert doc.by_id("table") is not None
+            assert "<html" not in html
+            return doc
+        assert response.status_code == 303, html[:800]
+        assert response.headers["Location"].endswith(f"/t/{self.code}")
+        return None
+
+    def click(self, form: Node) -> Node | None:
+        """Press one of the grid's card buttons (preferring face-down cards at times)."""
+        buttons = form.find_all("button", name="pos")
+        assert buttons, "a grid form without a card to press"
+        backs = [b for b in buttons if "back" in b.classes]
+        pool = backs if backs and self.rng.random() < 0.6 else buttons
+        return self.submit(form, self.rng.choice(pool))
+
+    def act(self, doc: Node | None = None) -> bool:
+        """Make one move if the page offers one (next round excluded). True if moved."""
+        doc = doc or self.get()
+        form = grid_form(doc)
+        kind = form.find("input", name="type").attrs["value"] if form is not None else None
+        if kind == "reveal":
+            self.click(form)
+            return True
+        draw = move_form(doc, "draw")
+        if draw is not None:
+            take = doc.find("a", href="?mode=take")
+            assert take is not None, "a turn without the take-the-discard link"
+            if self.rng.random() < 0.35:
+                taken = self.get("?mode=take", htmx=self.rng.random() < 0.5)
+                form = grid_form(taken)
+                assert form.find("input", name="type").attrs["value"] == "take_discard"
+                self.click(form)
+            else:
+                self.submit(draw)
+            return True
+        if kind == "keep_drawn":
+            flip = doc.find("a", href="?mode=flip")
+            discard = move_form(doc, "discard_drawn")
+            roll = self.rng.random()
+            if flip is not None and roll < 0.6:
+                flipped = self.get("?mode=flip", htmx=self.rng.random() < 0.5)
+                form = grid_form(flipped)
+                assert form.find("input", name="type").attrs["value"] == "discard_drawn"
+                for button in form.find_all("button", name="pos"):
+                    assert "back" in button.classes  # only face-down cards can be turned
+                self.submit(form, self.rng.choice(form.find_all("button", name="pos")))
+            elif discard is not None and roll < 0.6:
+                self.submit(discard)
+            else:
+                self.click(form)
+            return True
+        return False
+
+
+def play_until(players: list[Player], phases=("round_over", "game_over"), limit=3000, after=None):
+    """Let whoever the pages let act, act, until the board reaches one of `phases`.
+    The player who just moved looks first, then the next ones in order."""
+    order = list(players)
+    for _ in range(limit):
+        for p in order:
+            doc = p.get()
+            if phase_of(doc) in phases:
+                return phase_of(doc)
+            if p.act(doc):
+                if after is not None:
+                    after()
+                i = players.index(p)
+                order = players[i:] + players[:i]
+                break
+        else:
+            raise AssertionError("nobody can move, yet the round is not over")
+    raise AssertionError("the game did not end")
+
+
+def vote_next_round(players: list[Player]) -> None:
+    for p in players:
+        doc = p.get()
+        form = form_posting_to(doc, "/next-round")
+        if form is not None:
+            p.submit(form)
+
+
+# ----- the secrecy scanner -------------------------------------------------------------
+ALLOWED_HIDDEN = {"csrf_token", "version", "type"}
+MOVE_TYPES = {"reveal", "take_discard", "draw", "keep_drawn", "discard_drawn"}
+LOCATOR = re.compile(r"Row \d+, column \d+")
+PUT = re.compile(r"Put the (-?\d+) here")
+
+
+def _grid_owner(label: str, game: Game, viewer: str | None) -> str | None:
+    if label == "Your grid":
+        return viewer
+    for p in game.players:
+        if label == f"{p.name}'s grid":
+            return p.id
+    return None
+
+
+def _contains_run(tokens: list[int], run: list[int]) -> bool:
+    n = len(run)
+    return any(tokens[i : i + n] == run for i in range(len(tokens) - n + 1))
+
+
+def scan(html: str, game: Game | None, viewer: str | None, version=None, doc=None) -> list:
+    """Everything in `html` (sent to `viewer`, None for a spectator) that shows what that
+    viewer may not know. Returns the problems found; empty means clean."""
+    problems = []
+    doc = doc if doc is not None else parse(html)
+    if doc.comments:
+        problems.append(f"HTML comments: {doc.comments!r}")
+    nodes = list(doc.iter())
+    for node in nodes:
+        for name, value in node.attrs.items():
+            if name.startswith("data-") and name != "data-version":
+                problems.append(f"data attribute {name}={value!r}")
+            if name == "data-version" and version is not None and value != str(version):
+                problems.append(f"data-version {value} is not {version}")
+        if node.tag == "script" and (node.text().strip() or not node.attrs.get("src")):
+            problems.append("an inline script")
+        if node.tag == "input" and node.attrs.get("type") == "hidden":
+            name, value = node.attrs.get("name"), node.attrs.get("value", "")
+            if name not in ALLOWED_HIDDEN:
+                problems.append(f"hidden input {name}={value!r}")
+            elif name == "version" and version is not None and value != str(version):
+                problems.append(f"hidden version {value} is not {version}")
+            elif name == "type" and value not in MOVE_TYPES:
+                problems.append(f"hidden type {value!r}")
+        if "back" in node.classes:
+            if node.text().strip():
+                problems.append(f"text on a card back: {node.text()!r}")
+            if any(c.startswith("v-") for c in node.classes):
+                problems.append(f"a card back with a value colour: {node.attrs['class']}")
+    if game is None or not game.rounds:
+        return problems
+    if str(game.seed) in html:
+        problems.append("the game's seed")
+    for word in ("draw_pile", '"values"', '"grids"', "seed"):
+        if word in html:
+            problems.append(f"engine data: {word}")
+    rnd = game.round
+    drawer = rnd.turn if rnd.drawn is not None else None
+    public = set()
+    if rnd.discard:
+        public.add(rnd.discard[-1])
+    if drawer is not None and drawer == viewer:
+        public.add(rnd.drawn)
+
+    # Each grid, cell by cell, against the engine's state.
+    seen = []
+    for g in [n for n in nodes if "grid" in n.classes]:
+        owner = _grid_owner(g.attrs.get("aria-label", ""), game, viewer)
+        if owner is None or owner not in rnd.grids:
+            problems.append(f"a grid of nobody: {g.attrs.get('aria-label')!r}")
+            continue
+        seen.append(owner)
+        grid = rnd.grids[owner]
+        cells = [n for n in g.iter() if "card" in n.classes]
+        if len(cells) != grid.rows * grid.cols:
+            problems.append(f"{owner}'s grid shows {len(cells)} cells")
+            continue
+        for i, cell in enumerate(cells):
+            r, c = divmod(i, grid.cols)
+            where = f"{owner} ({r},{c}) for {viewer}"
+            label = cell.attrs.get("aria-label", "")
+            if f"Row {r + 1}, column {c + 1}" not in label:
+                problems.append(f"{where}: label {label!r} names another cell")
+            state, value = grid.state[i], grid.values[i]
+            if state == UP:
+                if cell.text().strip() != str(value):
+                    problems.append(f"{where}: shows {cell.text()!r}, is {value}")
+                continue
+            # Face down or cleared: nothing on the card may say a number.
+            if cell.text().strip():
+                problems.append(f"{where}: text {cell.text()!r} on a hidden card")
+            if state == DOWN and "back" not in cell.classes:
+                problems.append(f"{where}: a face-down card not drawn as a back")
+            if state == GONE and "gone" not in cell.classes:
+                problems.append(f"{where}: a cleared card not drawn as cleared")
+            if any(cls.startswith("v-") for cls in cell.classes):
+                problems.append(f"{where}: value colour {cell.attrs['class']!r}")
+            rest = LOCATOR.sub("", label)
+            for m in PUT.finditer(rest):
+                if int(m.group(1)) not in public:
+                    problems.append(f"{where}: label offers a card {m.group(1)} not in view")
+            rest = PUT.sub("", rest)
+            if re.search(r"\d", rest):
+                problems.append(f"{where}: label {label!r}")
+            if state == DOWN and "face down" not in label:
+                problems.append(f"{where}: label {label!r} does not say face down")
+            for name, val in cell.attrs.items():
+                if name in ("aria-label", "class"):
+                    continue
+                if name == "value" and val == f"{r}-{c}":
+                    continue
+                if re.search(r"\d", val):
+                    problems.append(f"{where}: attribute {name}={val!r}")
+    board = next((n for n in nodes if n.tag == "div" and "board" in n.classes), None)
+    if board is not None and sorted(seen) != sorted(rnd.grids):
+        problems.append(f"grids shown {sorted(seen)}, players {sorted(rnd.grids)}")
+
+    # The drawn card: its value for the drawer only.
+    mine = [n for n in nodes if "Your drawn card" in n.attrs.get("aria-label", "")]
+    if drawer is not None and viewer == drawer and board is not None:
+        if [n.attrs["aria-label"] for n in mine] != [f"Your drawn card: {rnd.drawn}"]:
+            problems.append(f"the drawer sees {[n.attrs['aria-label'] for n in mine]}")
+    elif mine:
+        problems.append(f"{viewer} is shown a drawn card: {mine[0].attrs['aria-label']}")
+    if drawer is not None and viewer != drawer and board is not None:
+        banner = next((n for n in nodes if n.tag == "p" and "banner" in n.classes), None)
+        if banner is not None and re.search(r"\d", banner.text()):
+            problems.append(f"banner while someone else holds a card: {banner.text()!r}")
+        if "You drew" in html or "You drew" in doc.text():
+            problems.append("'You drew' shown to someone else")
+    if board is not None and rnd.discard and game.phase in ("setup", "play"):
+        tops = [n for n in nodes if n.attrs.get("aria-label", "").startswith(("Discard", "Take"))]
+        for n in tops:
+            if n.text().strip() != str(rnd.discard[-1]):
+                problems.append(f"discard shows {n.text()!r}, top is {rnd.discard[-1]}")
+
+    # The draw pile's order (top first), in any run of numbers anywhere in the markup.
+    pile = list(reversed(rnd.draw_pile))
+    if len(pile) >= 6:
+        tokens = [int(t) for t in re.findall(r"-?\d+", html)]
+        run = pile[:10]
+        if _contains_run(tokens, run) or _contains_run(tokens, run[::-1]):
+            problems.append("the draw pile's order")
+    return problems
+
+
+# ----- setting tables up ---------------------------------------------------------------
+def seat_table(browser, names=("Ann", "Bob"), bots=(), **rules) -> list:
+    """A lobby with these people (the first hosts) and bots; returns their browsers."""
+    people = [browser() for _ in names]
+    for b, name in zip(people, names, strict=True):
+        b.name = name
+    code = people[0].create(names[0])
+    for b, name in zip(people[1:], names[1:], strict=True):
+        response = b.join(code, name)
+        assert response.status_code == 303, response.data[:500]
+    if rules:
+        form = {"end_score": "100", "show_running_score": "on", **rules}
+        response = people[0].post(f"/t/{code}/rules", {k: str(v) for k, v in form.items()})
+        assert response.status_code == 303, response.data[:2000]
+    for kind in bots:
+        assert people[0].post(f"/t/{code}/bots", {"bot": kind}).status_code == 303
+    return people
+
+
+def start(host) -> None:
+    response = host.post(f"/t/{host.code}/start", {"version": host.version()})
+    assert response.status_code == 303, response.data[:500]
+
+
+def seat_of(code: str, name: str) -> Seat:
+    return Seat.get((Seat.table == code) & (Seat.name == name) & (Seat.left == False))  # noqa: E712
+
+
+def whose_turn(code: str, people: list) -> tuple:
+    """(browser, other browsers) by the engine's turn, for people named by `.name`."""
+    game = game_of(code)
+    turn = game.round.turn
+    current = [b for b in people if seat_of(code, b.name).player_id == turn]
+    assert current, f"no person has the turn ({turn})"
+    return current[0], [b for b in people if b is not current[0]]
+
+
+# ----- a browser against a live server (urllib + a cookie jar) ----------------------------
+class _Keep303(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None  # a 303 is an answer to look at, not to follow
+
+
+class LiveBrowser:
+    """One person's browser against the live server: its own cookie jar."""
+
+    def __init__(self, base: str):
+        self.base = base
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(self.jar), _Keep303
+        )
+        self.csrf = None
+        self.code = None
+
+    def request(self, method: str, path: str, data=None, headers=None):
+        body = urllib.parse.urlencode(data).encode() if data is not None else None
+        req = urllib.request.Request(self.base + path, data=body, method=method)
+        for key, value in (headers or {}).items():
+            req.add_header(key, value)
+        try:
+            with self.opener.open(req, timeout=10) as response:
+                return response.status, response.headers, response.read().decode()
+        except urllib.error.HTTPError as exc:
+            with exc:
+                return exc.code, exc.headers, exc.read().decode()
+
+    def get(self, path: str) -> str:
+        status, _, text = self.request("GET", path)
+        assert status == 200, (status, text[:300])
+        found = re.search(r'name="csrf_token" value="([^"]+)"', text)
+        if found:
+            self.csrf = found.group(1)
+        return text
+
+    def post(self, path: str, data=None) -> tuple[int, str]:
+        if self.csrf is None:
+            self.get("/")
+        status, headers, text = self.request(
+            "POST", path, {"csrf_token": self.csrf, **(data or {})}
+        )
+        return status, headers.get("Location", "")
+
+    def create(self, name: str) -> str:
+        status, location = self.post("/tables", {"name": name})
+        assert status == 303, status
+        self.code = location.rsplit("/", 1)[1]
+        return self.code
+
+    def join(self, code: str, name: str) -> None:
+        self.code = code
+        self.get(f"/t/{code}")
+        assert self.post(f"/t/{code}/join", {"name": name})[0] == 303
+
+    def version(self) -> str:
+        return re.search(r'data-version="(\d+)"', self.get(f"/t/{self.code}")).group(1)
+
+    def cookie_header(self) -> str:
+        return "; ".join(f"{c.name}={c.value}" for c in self.jar)
+
+    def cookie(self, name: str):
+        return next((c for c in self.jar if c.name == name), None)
+
+    def socket(self, origin: str | None = None, timeout: float = 2.0):
+        """The table's push socket, with this browser's cookies."""
+        url = self.base.replace("http://", "ws://") + f"/t/{self.code}/ws"
+        return websocket.create_connection(
+            url,
+            cookie=self.cookie_header(),
+            origin=origin or self.base,
+            timeout=timeout,
+        )
