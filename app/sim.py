@@ -115,7 +115,7 @@ def _parser() -> _Parser:
     p.add_argument(
         "--bots",
         default="greedy",
-        help="bot per seat, comma separated (%s); one name fills every seat" % ", ".join(BOTS),
+        help=f"bot per seat, comma separated ({', '.join(BOTS)}); one name fills every seat",
     )
     p.add_argument("--games", type=int, default=100, help="games to play (default 100)")
     p.add_argument("--seed", default="1", help="seed of the whole run (default 1)")
@@ -226,15 +226,15 @@ class Stats:
         self.cut: list[str] = []
 
     def add(self, game: Game) -> None:
+        if not game.is_over:
+            self.cut.append(game.id)
+            return
         for rnd in game.rounds:
             if rnd.result is None:
                 continue
             for p, score in rnd.result["scores"].items():
                 self.round_scores[p] += score
                 self.rounds_played[p] += 1
-        if not game.is_over:
-            self.cut.append(game.id)
-            return
         self.games += 1
         self.rounds += len(game.rounds)
         for entry in game.ranking():

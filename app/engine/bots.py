@@ -184,15 +184,24 @@ def random_bot(view: dict, rng: random.Random) -> Action:
     if kind == "setup":
         return rng.choice(moves)
     if kind == "take":
-        return Draw() if rng.random() < 0.5 else rng.choice(moves[1:])
+        return Draw() if len(moves) == 1 or rng.random() < 0.5 else rng.choice(moves[1:])
     keeps = [m for m in moves if isinstance(m, KeepDrawn)]
     discards = [m for m in moves if isinstance(m, DiscardDrawn)]
     return rng.choice(keeps if rng.random() < 0.5 else discards)
 
 
+def _stalling(rnd: dict) -> bool:
+    """A round gone on far longer than usual: bots then hurry to end it, so that no
+    table of bots that all avoid ending can play on for ever."""
+    return len(rnd["log"]) > STALL_EVENTS * len(rnd["seating"])
+
+
+STALL_EVENTS = 60  # public events per player (a turn makes 1 or 2; rounds average ~20)
+
+
 # ----- greedy ------------------------------------------------------------------------
-GREEDY_TAKE = 3.0  # take the discard when it gains at least this much
-GREEDY_KEEP = 1.0  # keep a drawn card when it gains at least this much
+GREEDY_TAKE = 5.0  # take the discard when it gains at least this much
+GREEDY_KEEP = 2.0  # keep a drawn card when it gains at least this much
 
 
 def _best_place(cells: list[int], x: int, lines, mean: float) -> tuple[int, float]:
@@ -262,7 +271,7 @@ def greedy_bot(view: dict, rng: random.Random) -> Action:
 def _best_up_place(cells: list[int], x: int, lines) -> tuple[int, float]:
     best_i, best_gain = -1, -1e9
     for i, v in enumerate(cells):
-        if v == HIDDEN or v == CLEARED:
+        if v in (HIDDEN, CLEARED):
             continue
         gain = v - x + _clear_bonus(cells, i, x, lines[i])
         if gain > best_gain:
@@ -276,8 +285,8 @@ def _greedy_fears_end(view: dict, cells: list[int], last: int, value: float) -> 
     rnd = view["round"]
     if rnd["ender"] is not None:
         return False
-    if len(rnd["log"]) > 60 * len(rnd["seating"]):
-        return False  # a long round: end it rather than stall
+    if _stalling(rnd):
+        return False
     mine = _estimate(cells, MEAN_CARD) - MEAN_CARD + value
     if mine <= 0:
         return False
@@ -292,13 +301,16 @@ STRONG = {
     "block": 0.5,  # weight of the next player's gain from the card I leave on top
     "block_base": 2.0,  # what the next player gains anyway by drawing
     "end_edge": 1.5,  # worth of ending a round I am likely to win outright
-    "potential": 0.35,  # weight of a column one matching card away from clearing
+    "potential": 0.7,  # weight of a column one matching card away from clearing
     "opp_turn": 2.0,  # what an opponent gains on a last turn
+    "looks": 1.5,  # cards I may use per turn (the discard, or a draw)
 }
 
 
 class _Knowledge:
-    """What the viewer knows this turn: cards still unseen, their mean and spread."""
+    """What the viewer knows this turn: the cards not seen yet (in the draw pile or face
+    down anywhere), their mean and spread. Seen: every face-up card, the whole discard
+    pile and my drawn card."""
 
     __slots__ = ("counts", "unseen", "mean", "sd", "probs")
 
@@ -332,88 +344,126 @@ def _phi(z: float) -> float:
 
 
 class _Strong:
-    """One decision of the strong bot. Values are changes to my expected round score
-    (lower is better), with strategic terms added."""
+    """One decision of the strong bot. Every option is valued as the change of my
+    expected round score (lower is better) plus strategic terms: column potential, the
+    card left to the next player, and the odds of the penalty when ending the round."""
 
     def __init__(self, view: dict, rng: random.Random):
-        self.view = view
         self.rng = rng
         rules = view["rules"]
         self.rules = rules
-        self.cols = rules["cols"]
-        self.lines = _lines(rules["rows"], self.cols, rules["clear_rows"])
+        self.cols = cols = rules["cols"]
+        self.lines = _lines(rules["rows"], cols, rules["clear_rows"])
         rnd = view["round"]
         self.rnd = rnd
-        self.me = view["me"]
         self.grids = {p: _flat(g) for p, g in rnd["grids"].items()}
-        self.cells = self.grids[self.me]
+        self.cells = cells = self.grids[view["me"]]
         self.know = _Knowledge(view, self.grids)
         self.mean = self.know.mean
         self.opponents = _opponents(view)
-        self.hidden = [i for i, v in enumerate(self.cells) if v == HIDDEN]
+        self.hidden = [i for i, v in enumerate(cells) if v == HIDDEN]
+        self.live = [i for i, v in enumerate(cells) if v != CLEARED]
         self.last_turn = rnd["ender"] is not None
+        self.stalling = _stalling(rnd)
         # Turns left in this round, roughly: the fewest hidden cards at the table.
         fewest = min(
             [sum(1 for v in self.grids[p] if v == HIDDEN) for p in self.opponents]
             + [len(self.hidden)]
         )
         self.horizon = 0.0 if self.last_turn else 1.0 + 1.5 * fewest
+        self.current = _estimate(cells, self.mean)
+        self.up_values = {v for v in cells if v > HIDDEN}
+        # Column potential: for each cell, the other live cards of its column.
+        self.chance = {}
+        if self.horizon > 0:
+            know = self.know
+            for v in range(1, 13):
+                left = know.counts[v]
+                if left > 0:
+                    self.chance[v] = 1.0 - (1.0 - left / know.unseen) ** (
+                        STRONG["looks"] * self.horizon
+                    )
+        self.others = []
+        for i in range(len(cells)):
+            column = self.lines[i][0]
+            self.others.append(tuple(cells[j] for j in column if j != i and cells[j] != CLEARED))
+        self.pot_before = [
+            self._potential([cells[j] for j in self.lines[c][0] if cells[j] != CLEARED])
+            for c in range(cols)
+        ]
         nxt = _next_player(view)
-        self.next_gain = self._gains_for(nxt) if nxt is not None else None
+        self.next_cells = self.grids[nxt] if nxt is not None else None
+        self._blocks: dict[int, float] = {}
+        self._flip_choice = self._best_flip()
 
-    # -- the other side ------------------------------------------------------------
-    def _gains_for(self, player: str) -> dict[int, float]:
-        """What the next player gains at best by taking each possible top card."""
-        cells = self.grids[player]
-        mean = self.mean
-        lines = self.lines
-        return {x: _best_place(cells, x, lines, mean)[1] for x in CARD_VALUES}
-
-    def block(self, top: int | None) -> float:
-        """Cost of leaving `top` on the discard pile for the next player."""
-        if top is None or self.next_gain is None:
-            return 0.0
-        extra = self.next_gain[top] - STRONG["block_base"]
-        return STRONG["block"] * extra if extra > 0 else 0.0
+    def block(self, top: int) -> float:
+        """Cost of leaving `top` on the discard pile: part of what the next player would
+        gain by taking it, beyond what drawing gives anyway."""
+        found = self._blocks.get(top)
+        if found is None:
+            found = 0.0
+            if self.next_cells is not None:
+                gain = _best_place(self.next_cells, top, self.lines, self.mean)[1]
+                extra = gain - STRONG["block_base"]
+                if extra > 0:
+                    found = STRONG["block"] * extra
+            self._blocks[top] = found
+        return found
 
     # -- my grid -------------------------------------------------------------------
-    def potential(self, cells: list[int], col: int) -> float:
-        """Expected saving from a column that one more matching card would clear."""
-        if self.horizon <= 0:
-            return 0.0
-        cols = self.cols
-        idx = self.lines[col][0]
-        live = [cells[j] for j in idx if cells[j] != CLEARED]
+    def _potential(self, live: list[int]) -> float:
+        """Expected saving from a column (its live cards) that one more matching card
+        would clear: the chance such a card turns up in time, times what it clears."""
         n = len(live)
-        if n < 2:
+        if n < 2 or not self.chance:
             return 0.0
         best = 0.0
+        chance = self.chance
         for v in set(live):
-            if v <= 0 or v == HIDDEN:
-                continue
-            if live.count(v) == n - 1:
-                left = self.know.counts.get(v, 0)
-                chance = 1.0 - (1.0 - left / self.know.unseen) ** (1.5 * self.horizon)
-                best = max(best, chance * n * v)
-        del cols
+            if v > 0 and v in chance and live.count(v) == n - 1:
+                best = max(best, chance[v] * n * v)
         return STRONG["potential"] * best
+
+    def _potential_after(self, i: int, x: int) -> float:
+        """Column potential once a face-up `x` lands at cell `i` (fast paths for the
+        2- and 3-card columns every grid has)."""
+        chance = self.chance
+        if not chance:
+            return 0.0
+        others = self.others[i]
+        if len(others) == 2:
+            a, b = others
+            if a == b:
+                if a == x or a not in chance:
+                    return 0.0  # cleared, or nothing worth completing
+                return STRONG["potential"] * chance[a] * 3 * a
+            if x in chance and x in (a, b):
+                return STRONG["potential"] * chance[x] * 3 * x
+            return 0.0
+        if len(others) == 1:
+            a = others[0]
+            if a == x:
+                return 0.0
+            best = chance[a] * 2 * a if a in chance else 0.0
+            if x in chance:
+                best = max(best, chance[x] * 2 * x)
+            return STRONG["potential"] * best
+        return self._potential([*others, x])
 
     def place(self, i: int, x: int) -> float:
         """Change of my expected score if a face-up `x` replaces cell `i`."""
         cells = self.cells
         old = cells[i]
         delta = x - (self.mean if old == HIDDEN else old)
-        delta -= _clear_bonus(cells, i, x, self.lines[i])
-        col = i % self.cols
-        before = self.potential(cells, col)
-        cells[i] = x
-        after = self.potential(cells, col)
-        cells[i] = old
-        return delta - (after - before)
+        if x in self.up_values:
+            delta -= _clear_bonus(cells, i, x, self.lines[i])
+        if self.chance:
+            delta -= self._potential_after(i, x) - self.pot_before[i % self.cols]
+        return delta
 
     def flip(self, i: int) -> float:
-        """Change of my expected score from turning the hidden cell `i` (a chance of
-        clearing its column, plus what knowing the card is worth)."""
+        """Change of my expected score from turning the hidden cell `i`: the chance of
+        clearing a line, plus what knowing the card is worth."""
         cells = self.cells
         delta = 0.0
         probs = self.know.probs
@@ -427,11 +477,24 @@ class _Strong:
                     if p:
                         delta -= p * _clear_bonus(cells, i, v, self.lines[i])
         if not self.last_turn:
-            delta -= STRONG["flip_bonus"]
+            delta -= STRONG["flip_bonus"] + (20.0 if self.stalling else 0.0)
         return delta
 
-    def current(self) -> float:
-        return _estimate(self.cells, self.mean)
+    def _best_flip(self) -> tuple[float, int] | None:
+        """The hidden cell best turned (not counting the card discarded)."""
+        best = None
+        for i in self.hidden:
+            if self.ends(i):
+                base = self.current - self.mean
+                value = -self.current
+                for v, p in self.know.probs.items():
+                    score = base + v - _clear_bonus(self.cells, i, v, self.lines[i])
+                    value += p * self.end_value(score)
+            else:
+                value = self.flip(i)
+            if best is None or value < best[0] or (value == best[0] and self.rng.random() < 0.5):
+                best = (value, i)
+        return best
 
     # -- ending the round ----------------------------------------------------------
     def lowest_chance(self, score: float) -> float:
@@ -440,14 +503,17 @@ class _Strong:
         sd_card = self.know.sd
         for p in self.opponents:
             cells = self.grids[p]
-            hidden = sum(1 for v in cells if v == HIDDEN)
+            hidden = cells.count(HIDDEN)
             mu = _estimate(cells, self.mean) - STRONG["opp_turn"]
             sd = math.sqrt(hidden * sd_card * sd_card + 4.0)
             chance *= _phi((mu - score - 0.5) / sd)
         return chance
 
     def end_value(self, score: float) -> float:
-        """Expected final score if I end the round with `score`, minus the edge of ending."""
+        """Expected final score if I end the round with `score`, less the edge of ending
+        when I am likely lowest."""
+        if self.stalling:
+            return score - 100.0
         if score <= 0:
             return score - STRONG["end_edge"]
         chance = self.lowest_chance(score)
@@ -455,64 +521,61 @@ class _Strong:
         return score + (1.0 - chance) * (penalised - score) - STRONG["end_edge"] * chance
 
     def ends(self, i: int) -> bool:
-        """Does a move that makes cell `i` face up end the round?"""
+        """Does a move that turns cell `i` face up end the round?"""
         return not self.last_turn and len(self.hidden) == 1 and self.hidden[0] == i
 
+    # -- options -------------------------------------------------------------------
     def keep_value(self, i: int, x: int) -> float:
+        """Value of `x` replacing cell `i` (a kept draw or the taken discard)."""
+        cells = self.cells
+        old = cells[i]
         if self.ends(i):
-            score = self.current() - self.mean + x - _clear_bonus(self.cells, i, x, self.lines[i])
-            return self.end_value(score) - self.current()
-        old = self.cells[i]
-        top = x if _clear_bonus(self.cells, i, x, self.lines[i]) else old
-        return self.place(i, x) + self.block(top if old != HIDDEN else None)
-
-    def flip_value(self, i: int, discarded: int) -> float:
-        if self.ends(i):
-            base = self.current() - self.mean
-            total = 0.0
-            for v, p in self.know.probs.items():
-                score = base + v - _clear_bonus(self.cells, i, v, self.lines[i])
-                total += p * self.end_value(score)
-            return total - self.current() + self.block(discarded)
-        return self.flip(i) + self.block(discarded)
+            clear = _clear_bonus(cells, i, x, self.lines[i]) if x in self.up_values else 0
+            return self.end_value(self.current - self.mean + x - clear) - self.current
+        value = self.place(i, x)
+        if old != HIDDEN:
+            # The replaced card goes on top, unless a clear puts an x there.
+            cleared = x in self.up_values and _clear_bonus(cells, i, x, self.lines[i])
+            value += self.block(x if cleared else old)
+        return value
 
     def reply(self, x: int) -> tuple[float, Action]:
         """Best thing to do with a drawn `x`: (value, action)."""
         cols = self.cols
-        best = (1e9, None)
-        for i, v in enumerate(self.cells):
-            if v == CLEARED:
-                continue
+        if not self.live:
+            return 0.0, DiscardDrawn(None)
+        best_value, best_i = 1e9, -1
+        for i in self.live:
             value = self.keep_value(i, x)
-            if value < best[0]:
-                best = (value, KeepDrawn(i // cols, i % cols))
-        if self.hidden:
-            for i in self.hidden:
-                value = self.flip_value(i, x)
-                if value < best[0] or (value == best[0] and self.rng.random() < 0.5):
-                    best = (value, DiscardDrawn((i // cols, i % cols)))
-        else:
-            value = self.block(x)
-            if value < best[0]:
-                best = (value, DiscardDrawn(None))
-        return best
+            if value < best_value:
+                best_value, best_i = value, i
+        action = KeepDrawn(best_i // cols, best_i % cols)
+        flip = self._flip_choice
+        if flip is not None:
+            value = flip[0] + self.block(x)
+            if value < best_value:
+                i = flip[1]
+                return value, DiscardDrawn((i // cols, i % cols))
+        elif self.block(x) < best_value:
+            return self.block(x), DiscardDrawn(None)
+        return best_value, action
 
     def take_or_draw(self) -> Action:
         cols = self.cols
         top = self.rnd["discard_top"]
-        best_take = (1e9, None)
-        for i, v in enumerate(self.cells):
-            if v == CLEARED:
-                continue
+        if not self.live:
+            return Draw()
+        best_value, best_i = 1e9, -1
+        for i in self.live:
             value = self.keep_value(i, top)
-            if value < best_take[0]:
-                best_take = (value, TakeDiscard(i // cols, i % cols))
+            if value < best_value:
+                best_value, best_i = value, i
         # Drawing: whatever I do next covers the top card; I reply to what I draw.
         draw_value = 0.0
         for x, p in self.know.probs.items():
             draw_value += p * self.reply(x)[0]
-        if best_take[0] < draw_value:
-            return best_take[1]
+        if best_value < draw_value:
+            return TakeDiscard(best_i // cols, best_i % cols)
         return Draw()
 
 
