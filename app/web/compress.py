@@ -4,8 +4,11 @@ a reverse proxy in front. Static files are compressed once per version (ETag).""
 from __future__ import annotations
 
 import gzip
+import hashlib
+from functools import lru_cache
+from pathlib import Path
 
-from flask import request
+from flask import request, url_for
 
 TEXT_TYPES = {
     "text/html",
@@ -18,7 +21,18 @@ TEXT_TYPES = {
 _cache: dict[str, bytes] = {}
 
 
+@lru_cache(maxsize=64)
+def _version(path: str, mtime: float) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:10]
+
+
 def init_app(app) -> None:
+    @app.template_global()
+    def asset(filename: str) -> str:
+        """A static file's URL with its content hash: safe to cache for a year."""
+        path = Path(app.static_folder) / filename
+        return url_for("static", filename=filename, v=_version(str(path), path.stat().st_mtime))
+
     @app.after_request
     def _gzip(response):
         if (

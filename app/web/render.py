@@ -5,6 +5,8 @@ face-down value cannot reach a page or a socket message."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import segno
 from flask import render_template, url_for
 
@@ -14,6 +16,11 @@ from ..hub import Connection, hub
 from ..models import Seat, Table
 
 MODES = ("take", "flip")
+
+
+def a(value) -> str:
+    """'a 7', 'an 8', 'an 11': the article a card value takes when read aloud."""
+    return f"an {value}" if value in (8, 11) else f"a {value}"
 
 
 def card_tone(value: int) -> str:
@@ -73,12 +80,15 @@ def table_context(
         "max_seats": games.MAX_SEATS,
         "bot_kinds": ["random", "greedy", "strong"],
     }
+    if table.status == Table.LOBBY:
+        ctx["qr"] = qr_svg(ctx["invite_url"])
     game = games.load_game(table)
     if game is not None:
         ctx["board"] = board(table, game, me, seats, mode if mode in MODES else None)
     return ctx
 
 
+@lru_cache(maxsize=256)
 def qr_svg(url: str) -> str:
     return segno.make(url, error="m").svg_inline(scale=4, border=2, dark="#1b2a3a")
 
@@ -229,7 +239,7 @@ def banner(v, names, my_id, my_turn, setup_left, drawn, mode) -> dict:
         if drawn is not None and mode == "flip":
             text = f"Discard the {drawn}: tap a face-down card to turn it over."
         elif drawn is not None:
-            text = f"You drew a {drawn}: tap a card to replace it, or discard it."
+            text = f"You drew {a(drawn)}: tap a card to replace it, or discard it."
         elif mode == "take":
             text = f"Tap the card the {rnd['discard_top']} replaces."
         else:
@@ -246,12 +256,12 @@ def log_line(event: dict, names: dict) -> str | None:
     if kind == "take_discard":
         return f"{who} took the {event['value']} from the discard pile"
     if kind == "keep_drawn":
-        return f"{who} drew and kept a {event['value']}"
+        return f"{who} drew and kept {a(event['value'])}"
     if kind == "discard_drawn":
         flip = event["flip"]
         if flip:
-            return f"{who} discarded a {event['value']} and turned over a {flip['value']}"
-        return f"{who} discarded a {event['value']}"
+            return f"{who} discarded {a(event['value'])} and turned over {a(flip['value'])}"
+        return f"{who} discarded {a(event['value'])}"
     if kind == "clear":
         value = event["value"]
         return f"{who}: {event['line'].capitalize()} of {value}s cleared"
@@ -262,7 +272,7 @@ def log_line(event: dict, names: dict) -> str | None:
     if kind == "forfeit":
         return f"{who} left the game"
     if kind == "reveal":
-        return f"{who} turned over a {event['value']}"
+        return f"{who} turned over {a(event['value'])}"
     return None
 
 

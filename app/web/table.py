@@ -16,7 +16,7 @@ from ..hub import hub
 from ..models import GameRecord
 from .auth import signed_in
 from .lobby import remember_seat
-from .render import qr_svg, table_context
+from .render import table_context
 from .security import csrf_token
 
 bp = Blueprint("table", __name__, url_prefix="/t")
@@ -46,8 +46,6 @@ def render_table(code: str, *, status: int = 200, page: bool = False, **extra):
     user = signed_in()
     ctx["join_name"] = user.username if user else ""  # prefilled in the join form
     if page or not is_htmx():
-        if table.status == table.LOBBY:
-            ctx["qr"] = qr_svg(ctx["invite_url"])
         return render_template("pages/table.html", **ctx), status
     return render_template("partials/_table.html", **ctx), status
 
@@ -193,7 +191,7 @@ def rematch_start(code: str):
     return act(code.upper(), games.start_rematch, request.form.get("version"))
 
 
-@bp.get("/<code>/games/<int:number>/record.json")
+@bp.get("/<code>/games/<int(max=1000000):number>/record.json")  # max: SQLite's ints
 def record(code: str, number: int):
     code = code.upper()
     row = GameRecord.get_or_none((GameRecord.table == code) & (GameRecord.number == number))
