@@ -781,8 +781,12 @@ def init_app(app) -> None:
     settings.inline_bots = bool(app.config.get("INLINE_BOTS", False))
     if not settings.inline_bots:
         scheduler.start(app)
-        # Someone left or came back: their turns, forfeits and the host may change.
-        hub.on_presence(lambda code, seat_id, present: scheduler.wake(code))
+        hub.on_presence(_wake_on_presence)
+
+
+def _wake_on_presence(code: str, seat_id: int, present: bool) -> None:
+    """Someone left or came back: their turns, forfeits and the host may change."""
+    scheduler.wake(code)
 
 
 __all__ = ["Stale", "TableError", "models"]

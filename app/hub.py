@@ -50,8 +50,10 @@ class Hub:
 
     def on_presence(self, listener: Callable[[str, int, bool], None]) -> None:
         """listener(code, seat_id, present) runs when a seat's first socket opens or its
-        last one closes."""
-        self._listeners.append(listener)
+        last one closes. Registering the same listener again does nothing (every app
+        the factory makes registers its own, and tests make many)."""
+        if listener not in self._listeners:
+            self._listeners.append(listener)
 
     def add(self, conn: Connection) -> None:
         with self._lock:

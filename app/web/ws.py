@@ -23,10 +23,14 @@ def origin_ok() -> bool:
     return urlsplit(origin).netloc == request.host
 
 
+def _show_presence(code: str, seat_id: int, present: bool) -> None:
+    """Show the others when someone's last socket closes or their first one opens."""
+    hub.publish(code, "lobby")
+
+
 def init_app(app) -> None:
     hub.set_renderer(render_push)
-    # Show the others when someone's last socket closes or their first one opens.
-    hub.on_presence(lambda code, seat_id, present: hub.publish(code, "lobby"))
+    hub.on_presence(_show_presence)  # one function: registered once however many apps
 
     @sock.route("/t/<code>/ws")
     def table_socket(ws, code):

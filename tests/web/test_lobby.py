@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
-from web_helpers import parse, seat_table, start
+from web_helpers import each, parse, seat_table, start
 
 from app.models import Seat, Table
 
@@ -120,7 +119,7 @@ def test_create_public_table(browser):
     assert Table.get(Table.code == code).public is True
 
 
-@pytest.mark.parametrize(
+@each(
     "name, message",
     [
         ("", "Type a name."),
@@ -164,7 +163,7 @@ def test_create_shows_a_html_name_escaped(browser):
     assert "<i>Eve</i>" not in page
 
 
-@pytest.mark.parametrize("token", [None, "forged"])
+@each("token", [None, "forged"])
 def test_create_needs_the_csrf_token(browser, token):
     ann = browser()
     ann.get("/")

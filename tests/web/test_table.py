@@ -11,6 +11,7 @@ import pytest
 from web_helpers import (
     Player,
     data_version,
+    each,
     form_posting_to,
     game_of,
     grid_form,
@@ -51,7 +52,7 @@ def playing(browser, names=("Ann", "Bob"), **rules):
 
 
 # ----- GET /t/<code> -----------------------------------------------------------------------
-@pytest.mark.parametrize("htmx", [False, True])
+@each("htmx", [False, True])
 def test_unknown_table_is_a_clear_404(client, htmx):
     headers = {"HX-Request": "true"} if htmx else {}
     response = client.get("/t/NOSUCH", headers=headers)
@@ -133,7 +134,7 @@ def test_join_with_htmx_reloads_the_page(browser):
     assert again.status_code == 200 and is_partial(again)
 
 
-@pytest.mark.parametrize(
+@each(
     "name, message, status",
     [
         ("", "Type a name.", 400),
@@ -144,7 +145,7 @@ def test_join_with_htmx_reloads_the_page(browser):
         ("tab\there\x07", "That name has characters we cannot show.", 400),
     ],
 )
-@pytest.mark.parametrize("htmx", [False, True])
+@each("htmx", [False, True])
 def test_join_refuses_a_bad_name(browser, name, message, status, htmx):
     (ann,) = seat_table(browser, ("Ann",))
     bob = browser()
@@ -225,7 +226,7 @@ GOOD_RULES = {
 }
 
 
-@pytest.mark.parametrize("htmx", [False, True])
+@each("htmx", [False, True])
 def test_host_sets_the_rules(browser, htmx):
     ann, bob = seat_table(browser, ("Ann", "Bob"))
     before = table_row(ann.code).version
@@ -271,7 +272,7 @@ BAD_RULES = {
 }
 
 
-@pytest.mark.parametrize("field", BAD_RULES)
+@each("field", BAD_RULES)
 def test_bad_rule_values_change_nothing(browser, field):
     (ann,) = seat_table(browser, ("Ann",))
     before = snapshot(ann.code)
@@ -330,7 +331,7 @@ def test_rules_after_the_start_are_refused(browser):
 
 
 # ----- POST /t/<code>/bots -------------------------------------------------------------------
-@pytest.mark.parametrize("htmx", [False, True])
+@each("htmx", [False, True])
 def test_host_adds_bots(browser, htmx):
     (ann,) = seat_table(browser, ("Ann",))
     for kind in ("random", "greedy", "strong", "greedy"):
@@ -417,7 +418,7 @@ def test_host_leaving_hands_the_table_on(browser):
     assert "host" in doc.by_id("seats").find("li", cls="me").text()
 
 
-@pytest.mark.parametrize("target", ["99999", "abc", "-1"])
+@each("target", ["99999", "abc", "-1"])
 def test_removing_a_seat_that_is_not_there(browser, target):
     ann, bob = seat_table(browser, ("Ann", "Bob"))
     before = snapshot(ann.code)
@@ -446,7 +447,7 @@ def test_removing_a_seat_after_the_start(browser):
 
 
 # ----- POST /t/<code>/start ----------------------------------------------------------------
-@pytest.mark.parametrize("htmx", [False, True])
+@each("htmx", [False, True])
 def test_host_starts_the_game(browser, htmx):
     ann, bob = seat_table(browser, ("Ann", "Bob"), bots=("greedy",))
     version = ann.version()
@@ -487,7 +488,7 @@ def test_start_by_a_guest_or_spectator(browser):
     assert snapshot(ann.code) == before
 
 
-@pytest.mark.parametrize("version", ["0", "abc", ""])
+@each("version", ["0", "abc", ""])
 def test_start_with_a_stale_version_shows_the_table(browser, version):
     ann, bob = seat_table(browser, ("Ann", "Bob"))  # version is 1 after Bob joined
     before = snapshot(ann.code)
@@ -513,7 +514,7 @@ def test_start_twice(browser):
 
 
 # ----- POST /t/<code>/move ----------------------------------------------------------------
-@pytest.mark.parametrize("htmx", [False, True])
+@each("htmx", [False, True])
 def test_a_move_through_the_page(browser, htmx):
     ann, bob = playing(browser)
     current, _ = whose_turn(ann.code, [ann, bob])
@@ -554,7 +555,7 @@ def test_not_your_turn(browser):
     assert snapshot(ann.code) == before
 
 
-@pytest.mark.parametrize(
+@each(
     "data, status, message",
     [
         ({"type": "take_discard", "pos": "9-0"}, 409, "There is no card at that position"),
@@ -681,7 +682,7 @@ def test_moves_by_a_spectator_or_in_the_lobby(browser):
     assert snapshot(ann.code) == before
 
 
-@pytest.mark.parametrize("htmx", [False, True])
+@each("htmx", [False, True])
 def test_a_repeated_move_applies_once(browser, htmx):
     ann, bob = playing(browser)
     current, _ = whose_turn(ann.code, [ann, bob])
@@ -701,7 +702,7 @@ def test_a_repeated_move_applies_once(browser, htmx):
     assert snapshot(ann.code) == after  # applied exactly once
 
 
-@pytest.mark.parametrize("version", ["", "abc", "-5", "99999"])
+@each("version", ["", "abc", "-5", "99999"])
 def test_a_move_with_a_bad_version(browser, version):
     ann, bob = playing(browser)
     current, _ = whose_turn(ann.code, [ann, bob])
@@ -743,7 +744,7 @@ def test_leave_without_a_game(browser):
     assert before[0] == "lobby"
 
 
-@pytest.mark.parametrize("htmx", [False, True])
+@each("htmx", [False, True])
 def test_leave_in_a_three_player_game_goes_on(browser, htmx):
     ann, bob, cat = seat_table(browser, ("Ann", "Bob", "Cat"))
     start(ann)
@@ -931,7 +932,7 @@ def test_the_htmx_header_token_is_accepted(browser):
 
 
 # ----- unknown tables on every POST ------------------------------------------------------------
-@pytest.mark.parametrize(
+@each(
     "url",
     [
         "/join",

@@ -3,7 +3,9 @@ a player who plays from what the page offers, and the secrecy scanner."""
 
 from __future__ import annotations
 
+import functools
 import http.cookiejar
+import inspect
 import re
 import urllib.error
 import urllib.parse
@@ -568,3 +570,30 @@ class LiveBrowser:
             origin=origin or self.base,
             timeout=timeout,
         )
+
+
+def each(names: str, values):
+    """Like pytest.mark.parametrize, but every case runs inside one test: one app and
+    one database for all (creating them is most of a small test's time). A failure
+    names its case."""
+    keys = [n.strip() for n in names.split(",")]
+    values = list(values)
+
+    def wrap(fn):
+        sig = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def run(*args, **kwargs):
+            for value in values:
+                case = dict(zip(keys, value if len(keys) > 1 else (value,), strict=True))
+                try:
+                    fn(*args, **kwargs, **case)
+                except AssertionError as exc:
+                    raise AssertionError(f"case {case}: {exc}") from exc
+
+        run.__signature__ = sig.replace(
+            parameters=[p for name, p in sig.parameters.items() if name not in keys]
+        )
+        return run
+
+    return wrap
