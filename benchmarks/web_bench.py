@@ -3,11 +3,11 @@
 It starts its own server on a free loopback port (by default gunicorn with the project's
 gunicorn.conf.py, as the Procfile runs it; `--server dev` runs `python -m app`), seats
 --players people at each of --tables tables through the real forms (each person has
-their own cookie session, CSRF token, keep-alive HTTP connection and push socket), lets
-each host start the game (at a random moment within the first --ramp seconds) and
-everybody play until --seconds have passed or a player at every table has made --moves
-moves (a table stops when one of its players has). The server is stopped at the end,
-also on Ctrl+C or on an error.
+their own cookie session, CSRF token, HTTP connection kept alive if the server allows,
+and push socket), lets each host start the game (at a random moment within the first
+--ramp seconds) and everybody play until --seconds have passed or a player at every
+table has made --moves moves (a table stops when one of its players has). The server is
+stopped at the end, also on Ctrl+C or on an error.
 
 A player acts when the newest #table it has (pushed over its socket, or the answer to its
 own POST, whichever has the higher data-version) offers it something: the setup reveals,
@@ -39,6 +39,14 @@ Usage, from the repository root with the project's virtualenv:
     .venv/bin/python benchmarks/web_bench.py                    # 100 tables x 4, 60 s
     .venv/bin/python benchmarks/web_bench.py --tables 10 --seconds 20 --server dev
     .venv/bin/python benchmarks/web_bench.py --moves 30 --think 0 --json > bench.json
+    .venv/bin/python benchmarks/web_bench.py --end-score 10   # short games: rematches too
+
+Options: --tables (100), --players (4), --seconds (60), --moves (0: no cap), --think
+(1.0), --ramp (10), --take (0.2: share of turns that take the discard), --end-score
+(the host saves it in the rules form), --no-rematch (stop a table at its game's end),
+--server gunicorn|dev, --threads (SKYMO_THREADS), --stall (30: give up when nothing is
+accepted for this long), --seed, --keep (keep the temporary folder and the server's
+log), --json.
 
 The client runs in this one process (two threads per player: the socket reader and the
 player), on the same machine as the server: on a small machine its CPU use shows up in
@@ -80,12 +88,16 @@ CSRF_RE = re.compile(r'name="csrf_token" value="([^"]+)"')
 GRID_RE = re.compile(r'class="grid mine act-(\w+)"')
 POS_RE = re.compile(r'<button class="card ([\w-]+)" name="pos" value="(\d+-\d+)"')
 ROUND_RE = re.compile(r"<span>Round (\d+)</span>")
+RECORD_RE = re.compile(r"/games/(\d+)/record\.json")
 SEATS_RE = re.compile(r'Seats <span class="muted">(\d+) of')
 REMATCH_WITH_RE = re.compile(r"You are in for a rematch with ([^<]*)\.")
 ERROR_RE = re.compile(r'<p class="error"[^>]*>(.*?)</p>', re.S)
 STYLE_RE = re.compile(r'<link rel="stylesheet" href="([^"]+)"')
 SCRIPT_RE = re.compile(r'<script src="([^"]+)"')
 STALE_MARK = "changed before your action arrived"
+INPUT_RE = re.compile(r"<input\b[^>]*>")
+SELECT_RE = re.compile(r'<select\b[^>]*name="([^"]+)"[^>]*>(.*?)</select>', re.S)
+ATTR_RE = re.compile(r'(\w+)(?:="([^"]*)")?')
 
 
 # ----- the server ----------------------------------------------------------------------
@@ -221,7 +233,9 @@ class Http:
         self.port = port
         self.conn: http.client.HTTPConnection | None = None
         self.cookies: dict[str, str] = {}
-        self.reconnects = 0
+        self.reconnects = 0  # a kept-alive connection the server had closed
+        self.opened = 0  # connections opened
+        self.requests = 0
 
     def request(self, method: str, path: str, form=None, headers=None) -> Reply:
         body = urlencode(form).encode() if form is not None else None
@@ -234,6 +248,8 @@ class Http:
         for attempt in range(2):
             if self.conn is None:
                 self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+                self.opened += 1
+            self.requests += 1
             start = time.perf_counter()
             try:
                 self.conn.request(method, path, body, sent)
@@ -303,8 +319,9 @@ class Table:
     code: str = ""
     players: list[Player] = field(default_factory=list)
     done: bool = False
-    games_finished: int = 0
-    rounds: int = 0
+    games_finished: int = 0  # the host saw the results of this many games
+    rounds: int = 0  # the host saw this many rounds begin
+    last_round: str | None = None
 
 
 class Player:
@@ -437,9 +454,8 @@ class Player:
     def decide(self, html: str):
         """What this person would press on this #table, or None."""
         head = html[:300]
-        rounds = ROUND_RE.search(html)
-        if rounds and self.is_host:
-            self.table.rounds = max(self.table.rounds, int(rounds.group(1)))
+        if self.is_host:
+            self.count(html)
         if "is-lobby" in head:
             seats = SEATS_RE.search(html)
             # The host starts once everybody sits.
@@ -448,8 +464,6 @@ class Player:
                 return ("start", None)
             return None
         if "is-finished" in head:
-            if self.is_host and "phase-game_over" in html:
-                self.table.games_finished = max(self.table.games_finished, 1)
             if not self.bench.args.rematch:
                 self.table.done = True
                 return None
@@ -482,6 +496,19 @@ class Player:
         if kind in ("discard_drawn", "take_discard"):
             return ("move", {"type": kind, "pos": self.pick(html, grid)})
         return None
+
+    def count(self, html: str) -> None:
+        """Rounds begun and games finished, as the host sees them."""
+        table = self.table
+        record = RECORD_RE.search(html)
+        if record:
+            table.games_finished = max(table.games_finished, int(record.group(1)))
+            table.last_round = None
+            return
+        found = ROUND_RE.search(html)
+        if found and found.group(1) != table.last_round:
+            table.rounds += 1
+            table.last_round = found.group(1)
 
     def pick(self, html: str, grid, down: bool = False) -> str:
         cells = POS_RE.findall(html, grid.end())
@@ -571,6 +598,8 @@ class Bench:
         if reply.status != 303:
             raise RuntimeError(f"creating a table answered {reply.status}")
         table.code = reply.headers["Location"].rstrip("/").rsplit("/", 1)[1]
+        if self.args.end_score:
+            self.set_rules(host, {"end_score": str(self.args.end_score)})
         for guest in guests:
             page = guest.http.request("GET", f"/t/{table.code}")
             guest.csrf = CSRF_RE.search(page.text).group(1)
@@ -580,6 +609,29 @@ class Bench:
                 raise RuntimeError(f"joining {table.code} answered {reply.status}")
         for player in table.players:
             player.connect()
+
+    def set_rules(self, host: Player, changes: dict) -> None:
+        """Submit the lobby's rules form as it is, with `changes`."""
+        page = host.http.request("GET", f"/t/{host.table.code}").text
+        start = page.index(f'action="/t/{host.table.code}/rules"')
+        form_html = page[start : page.index("</form>", start)]
+        form = {}
+        for tag in INPUT_RE.findall(form_html):
+            attrs = {k: v for k, v in ATTR_RE.findall(tag[6:])}
+            if "name" not in attrs:
+                continue
+            if attrs.get("type") == "checkbox":
+                if "checked" in attrs:
+                    form[attrs["name"]] = "on"
+            else:
+                form[attrs["name"]] = attrs.get("value", "")
+        for name, options in SELECT_RE.findall(form_html):
+            chosen = re.search(r'<option value="([^"]*)" selected', options)
+            form[name] = chosen.group(1) if chosen else ""
+        form.update(changes)
+        reply = host.http.request("POST", f"/t/{host.table.code}/rules", form)
+        if reply.status != 303:
+            raise RuntimeError(f"saving the rules of {host.table.code} answered {reply.status}")
 
     def run(self) -> dict:
         args = self.args
@@ -736,6 +788,7 @@ class Bench:
                 "ramp": args.ramp,
                 "take": args.take,
                 "rematch": args.rematch,
+                "end_score": args.end_score or None,
                 "seed": args.seed,
                 "cpus": os.cpu_count(),
             },
@@ -757,7 +810,9 @@ class Bench:
             "out_of_order_pushes": sum(p.out_of_order for p in players),
             "pushes_received": sum(len(p.arrivals) for p in players),
             "http_reconnects": sum(p.http.reconnects for p in players),
-            "rounds_reached": sum(t.rounds for t in self.tables),
+            "http_requests": sum(p.http.requests for p in players),
+            "http_connections": sum(p.http.opened for p in players),
+            "rounds_begun": sum(t.rounds for t in self.tables),
             "games_finished": sum(t.games_finished for t in self.tables),
             "server": {
                 "pid": self.server.worker_pid(),
@@ -825,10 +880,11 @@ def render(result: dict) -> str:
         f"{result['stale_answers']}"
     )
     out.append(
-        f"rounds reached: {result['rounds_reached']}, games finished: "
+        f"rounds begun: {result['rounds_begun']}, games finished: "
         f"{result['games_finished']}, pushes received: {result['pushes_received']}, "
         f"out-of-order pushes: {result['out_of_order_pushes']}, "
-        f"HTTP reconnects: {result['http_reconnects']}"
+        f"HTTP requests: {result['http_requests']} on {result['http_connections']} "
+        f"connections ({result['http_reconnects']} resent)"
     )
     e = result["errors"]
     out.append(
@@ -849,15 +905,16 @@ def render(result: dict) -> str:
     w = result["page_weight"]
     out.append("")
     out.append(f"page weight (table page as a player, {w['phase']} phase), bytes:")
-    out.append(f"{'':<6}{'file':<34}{'raw':>9}{'gzipped':>9}  served")
+    width = max([34] + [len(r["url"]) + 1 for r in w["files"]])
+    out.append(f"{'':<6}{'file':<{width}}{'raw':>9}{'gzipped':>9}  served")
     for r in w["files"]:
         served = "gzip" if r["served_gzip"] else "uncompressed"
-        out.append(f"{r['kind']:<6}{r['url']:<34}{r['raw']:>9}{r['gzip']:>9}  {served}")
+        out.append(f"{r['kind']:<6}{r['url']:<{width}}{r['raw']:>9}{r['gzip']:>9}  {served}")
     for kind, t in w["by_kind"].items():
-        out.append(f"{kind + ' total':<40}{t['raw']:>9}{t['gzip']:>9}")
+        out.append(f"{kind + ' total':<{width + 6}}{t['raw']:>9}{t['gzip']:>9}")
     verdict = "within" if w["within_budget"] else "OVER"
     out.append(
-        f"{'total':<40}{w['total_raw']:>9}{w['total_gzip']:>9}  "
+        f"{'total':<{width + 6}}{w['total_raw']:>9}{w['total_gzip']:>9}  "
         f"({w['total_gzip'] / 1024:.1f} KB gzipped: {verdict} the 30 KB budget)"
     )
     return "\n".join(out)
@@ -881,6 +938,9 @@ def main(argv=None) -> int:
     )
     parser.add_argument(
         "--take", type=float, default=0.2, help="share of turns that take the discard"
+    )
+    parser.add_argument(
+        "--end-score", type=int, default=0, help="the host sets this end score (10-1000)"
     )
     parser.add_argument("--no-rematch", dest="rematch", action="store_false")
     parser.add_argument("--server", choices=("gunicorn", "dev"), default="gunicorn")
