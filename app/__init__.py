@@ -44,6 +44,8 @@ def create_app(config: dict | None = None) -> Flask:
         PERMANENT_SESSION_LIFETIME=60 * 60 * 24 * 30,
         SOCK_SERVER_OPTIONS={"ping_interval": 25, "max_message_size": 4096},
         SEND_FILE_MAX_AGE_DEFAULT=60 * 60 * 24 * 365,
+        # Every form is a few hundred bytes: a bigger body gets 413 before it is read.
+        MAX_CONTENT_LENGTH=64 * 1024,
         INLINE_BOTS=False,
     )
     if config:

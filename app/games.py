@@ -352,7 +352,7 @@ def remove_seat(code: str, seat: Seat | None, target_id) -> None:
         _require_lobby(table)
         try:
             target = Seat.get_or_none((Seat.id == int(target_id)) & (Seat.table == table))
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # OverflowError: beyond SQLite's ints
             target = None
         if target is None or target.left:
             raise TableError("That seat is already empty.", 404)

@@ -145,11 +145,14 @@ def init_app(app) -> None:
     database = connect(url)
     if isinstance(database, pw.SqliteDatabase):
         # WAL lets readers work during a write; busy_timeout waits for a lock instead
-        # of failing a concurrent move.
-        database.init(
+        # of failing a concurrent move. Transactions begin IMMEDIATE: a deferred one
+        # that reads, then writes after another connection committed, fails at once
+        # with "database is locked" (SQLITE_BUSY_SNAPSHOT ignores busy_timeout).
+        database = type(database)(
             database.database,
             pragmas={"journal_mode": "wal", "busy_timeout": 5000, "foreign_keys": 1},
             check_same_thread=False,
+            lock_type="IMMEDIATE",
         )
     db.initialize(database)
     with db.connection_context():

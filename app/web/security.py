@@ -33,6 +33,11 @@ def init_app(app) -> None:
             return render_template("pages/error.html", message=message, status=400), 400
         return None
 
+    @app.errorhandler(413)
+    def _too_large(exc):
+        message = "That request is too large: nothing was changed."
+        return render_template("pages/error.html", message=message, status=413), 413
+
     @app.after_request
     def _headers(response):
         response.headers.setdefault("X-Content-Type-Options", "nosniff")

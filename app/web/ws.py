@@ -8,6 +8,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from flask import request, session
+from wsproto.utilities import RemoteProtocolError
 
 from .. import accounts, games
 from ..hub import Connection, hub
@@ -31,6 +32,11 @@ def _show_presence(code: str, seat_id: int, present: bool) -> None:
 def init_app(app) -> None:
     hub.set_renderer(render_push)
     hub.on_presence(_show_presence)  # one function: registered once however many apps
+
+    @app.errorhandler(RemoteProtocolError)
+    def _bad_handshake(exc):
+        # A malformed WebSocket handshake is the client's error, not a 500.
+        return "Bad WebSocket handshake.", 400
 
     @sock.route("/t/<code>/ws")
     def table_socket(ws, code):

@@ -1,0 +1,228 @@
+"""Helpers for tests against a real server process: a cookie-keeping HTTP browser
+(urllib + http.cookiejar), reading tables straight from the SQLite file, turning
+engine actions into the move form, and the engine invariants every table must keep."""
+
+from __future__ import annotations
+
+import http.client
+import http.cookiejar
+import json
+import re
+import sqlite3
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections import Counter
+from pathlib import Path
+
+from app.engine import (
+    DECK,
+    GONE,
+    DiscardDrawn,
+    Draw,
+    Game,
+    KeepDrawn,
+    Reveal,
+    TakeDiscard,
+    replay,
+    to_record,
+)
+
+CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
+VERSION = re.compile(r'data-version="(\d+)"')
+STALE = "The table changed before your action arrived"
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None  # a 303 is an answer to look at, not to follow
+
+
+class HttpBrowser:
+    """One person's browser: its own cookie jar, and the CSRF token its pages gave it."""
+
+    def __init__(self, base: str):
+        self.base = base
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(self.jar), _NoRedirect
+        )
+        self.csrf: str | None = None
+        self.code: str | None = None
+
+    def request(self, method, path, data=None, headers=None, body=None, timeout=15):
+        """(status, headers, text). Network errors (a killed server) propagate."""
+        if data is not None:
+            body = urllib.parse.urlencode(data).encode()
+        req = urllib.request.Request(self.base + path, data=body, method=method)
+        for key, value in (headers or {}).items():
+            req.add_header(key, value)
+        if body is not None and not req.has_header("Content-type"):
+            req.add_header("Content-Type", "application/x-www-form-urlencoded")
+        try:
+            with self.opener.open(req, timeout=timeout) as response:
+                return response.status, response.headers, response.read().decode("utf-8", "replace")
+        except urllib.error.HTTPError as exc:
+            with exc:
+                text = exc.read().decode("utf-8", "replace")
+            return exc.code, exc.headers, text
+
+    def get(self, path, headers=None):
+        status, head, text = self.request("GET", path, headers=headers)
+        found = CSRF.search(text)
+        if found:
+            self.csrf = found.group(1)
+        return status, text
+
+    def post(self, path, data=None, htmx=False):
+        if self.csrf is None:
+            self.get("/")
+        data = {"csrf_token": self.csrf, **(data or {})}
+        headers = {"HX-Request": "true"} if htmx else {}
+        status, head, text = self.request("POST", path, data=data, headers=headers)
+        return status, head, text
+
+    def create(self, name, **data):
+        status, head, text = self.post("/tables", {"name": name, **data})
+        assert status == 303, (status, text[:300])
+        self.code = head["Location"].rsplit("/", 1)[1]
+        return self.code
+
+    def join(self, code, name):
+        self.code = code
+        self.get(f"/t/{code}")
+        status, head, text = self.post(f"/t/{code}/join", {"name": name})
+        assert status == 303, (status, text[:300])
+
+
+# ----- the database, read directly -------------------------------------------------------
+def read_tables(db_path: Path) -> dict[str, dict]:
+    """Every table as stored: code -> status, version, rules, state, votes, host."""
+    con = sqlite3.connect(str(db_path), timeout=10)
+    try:
+        rows = con.execute(
+            'SELECT code, status, version, rules, state, votes, host_seat FROM "table"'
+        ).fetchall()
+    finally:
+        con.close()
+    return {
+        code: {
+            "status": status,
+            "version": version,
+            "rules": json.loads(rules),
+            "state": json.loads(state) if state else None,
+            "votes": json.loads(votes) if votes else None,
+            "host": host,
+        }
+        for code, status, version, rules, state, votes, host in rows
+    }
+
+
+def read_table(db_path: Path, code: str) -> dict:
+    return read_tables(db_path)[code]
+
+
+def seat_ids(db_path: Path, code: str) -> dict[str, str]:
+    """Name -> engine player id ('s<seat id>') of the seats still at the table."""
+    con = sqlite3.connect(str(db_path), timeout=10)
+    try:
+        rows = con.execute(
+            'SELECT id, name FROM seat WHERE table_id = ? AND NOT "left"', (code,)
+        ).fetchall()
+    finally:
+        con.close()
+    return {name: f"s{ident}" for ident, name in rows}
+
+
+def game_records(db_path: Path) -> dict[tuple[str, int], dict]:
+    con = sqlite3.connect(str(db_path), timeout=10)
+    try:
+        rows = con.execute("SELECT table_id, number, record FROM gamerecord").fetchall()
+    finally:
+        con.close()
+    return {(code, number): json.loads(record) for code, number, record in rows}
+
+
+# ----- moves as the forms send them -----------------------------------------------------
+def move_form(action, rng=None) -> dict:
+    """The move form's fields for an engine action (`pos` or `row`/`col`, either way)."""
+    if isinstance(action, Draw):
+        return {"type": "draw"}
+    kinds = {Reveal: "reveal", TakeDiscard: "take_discard", KeepDrawn: "keep_drawn"}
+    if isinstance(action, DiscardDrawn):
+        if action.flip is None:
+            return {"type": "discard_drawn"}
+        kind, (row, col) = "discard_drawn", action.flip
+    else:
+        kind, row, col = kinds[type(action)], action.row, action.col
+    if rng is not None and rng.random() < 0.5:
+        return {"type": kind, "row": str(row), "col": str(col)}
+    return {"type": kind, "pos": f"{row}-{col}"}
+
+
+def event_of(action) -> tuple:
+    """An action as the game's public log shows it (see human_events)."""
+    if isinstance(action, Draw):
+        return ("draw",)
+    if isinstance(action, DiscardDrawn):
+        return ("discard_drawn", tuple(action.flip) if action.flip else None)
+    kinds = {Reveal: "reveal", TakeDiscard: "take_discard", KeepDrawn: "keep_drawn"}
+    return (kinds[type(action)], action.row, action.col)
+
+
+LOGGED = ("reveal", "take_discard", "draw", "keep_drawn", "discard_drawn", "forfeit")
+
+
+def human_events(state: dict, players: set[str]) -> list[tuple]:
+    """(player, event) for every move of these players in the stored game, in order."""
+    events = []
+    for rnd in state["rounds"]:
+        for e in rnd["log"]:
+            if e["type"] not in LOGGED or e.get("player") not in players:
+                continue
+            if e["type"] == "discard_drawn":
+                flip = e["flip"]
+                event = ("discard_drawn", (flip["row"], flip["col"]) if flip else None)
+            elif e["type"] in ("draw", "forfeit"):
+                event = (e["type"],)
+            else:
+                event = (e["type"], e["row"], e["col"])
+            events.append((e["player"], event))
+    return events
+
+
+# ----- invariants ------------------------------------------------------------------------
+def check_invariants(state: dict | None) -> None:
+    """The 150 cards are all accounted for, and the game replays from its record to the
+    same grids, piles and totals."""
+    if state is None:
+        return
+    game = Game.from_dict(state)
+    if not game.rounds:
+        return
+    rnd = game.round
+    cards = [
+        v for g in rnd.grids.values() for v, s in zip(g.values, g.state, strict=True) if s != GONE
+    ]
+    cards += rnd.discard + rnd.draw_pile + ([rnd.drawn] if rnd.drawn is not None else [])
+    assert Counter(cards) == Counter(DECK), "the 150 cards are not all accounted for"
+    again = replay(to_record(game))
+    assert again.phase == game.phase
+    assert again.totals == game.totals
+    assert again.forfeited == game.forfeited
+    last = again.round
+    assert {p: g.to_dict() for p, g in last.grids.items()} == {
+        p: g.to_dict() for p, g in rnd.grids.items()
+    }
+    assert last.discard == rnd.discard
+    # A drawn card is not in the record until it is kept or discarded.
+    pile = rnd.draw_pile + ([rnd.drawn] if rnd.drawn is not None else [])
+    assert last.draw_pile == pile
+    if rnd.drawn is None:
+        assert last.turn == rnd.turn
+
+
+def is_network_error(exc: BaseException) -> bool:
+    return isinstance(
+        exc, urllib.error.URLError | ConnectionError | http.client.HTTPException | TimeoutError
+    )
