@@ -111,7 +111,11 @@ def _parser() -> _Parser:
         prog="skymo",
         description="Play Skymo games between bots and report how each seat did.",
     )
-    p.add_argument("--players", type=int, default=2, help="seats, 2 to 8 (default 2)")
+    p.add_argument(
+        "--players",
+        type=int,
+        help="seats, 2 to 8 (default: one per bot named in --bots, at least 2)",
+    )
     p.add_argument(
         "--bots",
         default="greedy",
@@ -121,13 +125,22 @@ def _parser() -> _Parser:
     p.add_argument("--seed", default="1", help="seed of the whole run (default 1)")
     p.add_argument("--rows", type=int, default=d.rows, help="grid rows, 2-3")
     p.add_argument("--cols", type=int, default=d.cols, help="grid columns, 2-4")
-    p.add_argument("--initial-flips", type=int, default=d.initial_flips)
-    p.add_argument("--end-score", type=int, default=d.end_score)
+    p.add_argument(
+        "--initial-flips",
+        type=int,
+        default=d.initial_flips,
+        help="cards each player turns at setup",
+    )
+    p.add_argument(
+        "--end-score", type=int, default=d.end_score, help="a total this high ends the game"
+    )
     p.add_argument("--clear-rows", action="store_true", help="rows of equal cards clear too")
     p.add_argument("--penalty", default=d.penalty.mode, help="multiplier, flat or both")
-    p.add_argument("--multiplier", type=int, default=d.penalty.multiplier)
-    p.add_argument("--flat", type=int, default=d.penalty.flat)
-    p.add_argument("--hide-running-score", action="store_true")
+    p.add_argument(
+        "--multiplier", type=int, default=d.penalty.multiplier, help="penalty multiplier, 2-5"
+    )
+    p.add_argument("--flat", type=int, default=d.penalty.flat, help="flat penalty, 1-50")
+    p.add_argument("--hide-running-score", action="store_true", help="totals shown only at the end")
     p.add_argument("--reseat", default=d.reseat, help="never, round or game")
     p.add_argument("--out", type=Path, help="write one skymo.game/1 record per game here")
     p.add_argument(
@@ -141,6 +154,8 @@ def _parser() -> _Parser:
 
 
 def _rules_from(args, parser: _Parser) -> RuleSet:
+    if args.players is None:
+        args.players = max(2, len(args.bots.split(",")))
     try:
         check_player_count(args.players)
         return RuleSet(

@@ -93,6 +93,12 @@ def test_one_bot_name_fills_every_seat(capsys):
     assert "random   5 seat(s)" in out
 
 
+def test_seats_follow_the_bot_list_without_players(capsys):
+    code, out, _ = run(capsys, "--bots", "greedy,random,strong", "--games", "1")
+    assert code == 0
+    assert out.startswith("3 players")
+
+
 @pytest.mark.parametrize(
     ("argv", "option"),
     [
