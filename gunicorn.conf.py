@@ -10,7 +10,9 @@ import os
 bind = f"{os.environ.get('SKYMO_HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
 workers = 1
 worker_class = "gthread"
-threads = int(os.environ.get("SKYMO_THREADS", "1000"))
+threads = int(os.environ.get("SKYMO_THREADS", "2500"))
+# Above `threads`, so that keep-alive HTTP connections are possible next to the sockets.
+worker_connections = threads + 500
 timeout = 120  # seconds a worker may be silent; sockets are kept alive by pings
 graceful_timeout = 20
 keepalive = 30

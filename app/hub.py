@@ -27,7 +27,8 @@ class Connection:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-Renderer = Callable[[str, Connection, str], str | None]
+# renderer(code, connections, what) -> [(connection, html)]
+Renderer = Callable[..., list[tuple[Connection, str]]]
 
 
 class Hub:
@@ -41,11 +42,12 @@ class Hub:
         self.started_at = time.time()
         # (code, seat id) -> until when the seat counts as present without a socket.
         self._seen: dict[tuple[str, int], float] = {}
+        self._publish_locks: dict[str, threading.Lock] = {}
         self._renderer: Renderer | None = None
         self._listeners: list[Callable[[str, int, bool], None]] = []
 
     def set_renderer(self, renderer: Renderer) -> None:
-        """renderer(code, connection, what) -> the HTML to send, or None for nothing."""
+        """renderer(code=, conns=, what=) -> [(connection, html)] for those connections."""
         self._renderer = renderer
 
     def on_presence(self, listener: Callable[[str, int, bool], None]) -> None:
@@ -113,30 +115,43 @@ class Hub:
 
     def publish(self, code: str, what: str = "table") -> None:
         """Render and send `what` to every connection at the table."""
-        if self._renderer is None:
-            return
-        for conn in self.connections(code):
-            self.send_to(conn, what)
+        self._push(code, None, what)
 
     def send_to(self, conn: Connection, what: str) -> None:
-        # One writer at a time per socket, and the rendering under the same lock: the
-        # renderer reads the table as it is now, so a socket never gets an older table
-        # after a newer one (rendered outside the lock, a slow render of an old version
-        # could be sent last, and the page would show the past until the next push).
-        with conn.lock:
+        """Render and send `what` to one connection (a socket that just opened)."""
+        self._push(conn.code, conn, what)
+
+    def _push(self, code: str, only: Connection | None, what: str) -> None:
+        if self._renderer is None:
+            return
+        # One push at a time per table, each rendering the table as it is then: a socket
+        # never gets an older table after a newer one.
+        with self._publish_lock(code):
+            conns = [only] if only is not None else self.connections(code)
             try:
-                html = self._renderer(code=conn.code, conn=conn, what=what)
-            except Exception:  # a broken render must not stop the pushes to the others
-                log.exception("rendering %s for table %s failed", what, conn.code)
+                rendered = self._renderer(code=code, conns=conns, what=what)
+            except Exception:  # a broken render must not break the move that caused it
+                log.exception("rendering %s for table %s failed", what, code)
                 return
-            if not html:
-                return
-            try:
-                conn.send(html)
-                return
-            except Exception:
-                log.info("dropping a dead socket at table %s", conn.code)
-        self.remove(conn)
+            dead = []
+            for conn, html in rendered:
+                if not html:
+                    continue
+                try:
+                    with conn.lock:  # one writer at a time per socket
+                        conn.send(html)
+                except Exception:
+                    dead.append(conn)
+        for conn in dead:
+            log.info("dropping a dead socket at table %s", code)
+            self.remove(conn)
+
+    def _publish_lock(self, code: str) -> threading.Lock:
+        with self._lock:
+            lock = self._publish_locks.get(code)
+            if lock is None:
+                lock = self._publish_locks[code] = threading.Lock()
+            return lock
 
     def _notify(self, code: str, seat_id: int, present: bool) -> None:
         for listener in self._listeners:

@@ -36,7 +36,7 @@ def card_tone(value: int) -> str:
     return "high"
 
 
-def seat_list(table: Table, me: Seat | None) -> list[dict]:
+def seat_list(table: Table, me: Seat | None, seats: list[Seat] | None = None) -> list[dict]:
     present = hub.present(table.code)
     return [
         {
@@ -48,7 +48,7 @@ def seat_list(table: Table, me: Seat | None) -> list[dict]:
             "present": s.bot is not None or s.id in present,
             "player_id": s.player_id,
         }
-        for s in games.seats_of(table)
+        for s in (games.seats_of(table) if seats is None else seats)
     ]
 
 
@@ -60,8 +60,12 @@ def table_context(
     error: str | None = None,
     field: str | None = None,
     form=None,
+    seat_rows: list[Seat] | None = None,
+    game=None,
 ) -> dict:
-    seats = seat_list(table, me)
+    """Everything the table templates show to `me`. `seat_rows` and `game` let a push
+    load the table once and render it for every player."""
+    seats = seat_list(table, me, seat_rows)
     rules = RuleSet.from_dict(table.rules)
     ctx = {
         "table": table,
@@ -82,7 +86,8 @@ def table_context(
     }
     if table.status == Table.LOBBY:
         ctx["qr"] = qr_svg(ctx["invite_url"])
-    game = games.load_game(table)
+    if game is None:
+        game = games.load_game(table)
     if game is not None:
         ctx["board"] = board(table, game, me, seats, mode if mode in MODES else None)
     return ctx
@@ -317,23 +322,30 @@ def ranking(v, names, my_id) -> list[dict]:
 
 
 # ----- pushes --------------------------------------------------------------------------
-def render_push(code: str, conn: Connection, what: str) -> str | None:
-    """The hub's renderer: this connection's own partials as out-of-band swaps."""
+def render_push(code: str, conns: list[Connection], what: str) -> list[tuple[Connection, str]]:
+    """The hub's renderer: each connection's own partials as out-of-band swaps. The
+    table, its seats and its game are loaded once for all of them."""
     from flask import current_app
 
     from ..models import db
 
-    with current_app.test_request_context(base_url=conn.base_url), db.connection_context():
+    if not conns:
+        return []
+    with current_app.test_request_context(base_url=conns[0].base_url), db.connection_context():
         table = Table.get_or_none(Table.code == code)
         if table is None:
-            return None
-        me = Seat.get_or_none(Seat.id == conn.seat_id) if conn.seat_id else None
-        if me is not None and me.left:
-            me = None
-        ctx = table_context(table, me)
-        ctx["csrf"] = conn.csrf
-        ctx["join_name"] = conn.name
-        ctx["oob"] = True
-        if what == "lobby" and table.status == Table.LOBBY:
-            return render_template("partials/_lobby_push.html", **ctx)
-        return render_template("partials/_table.html", **ctx)
+            return []
+        seat_rows = games.seats_of(table)
+        by_id = {s.id: s for s in seat_rows}
+        game = games.load_game(table)
+        lobby = what == "lobby" and table.status == Table.LOBBY
+        template = "partials/_lobby_push.html" if lobby else "partials/_table.html"
+        out = []
+        for conn in conns:
+            me = by_id.get(conn.seat_id) if conn.seat_id else None
+            ctx = table_context(table, me, seat_rows=seat_rows, game=game)
+            ctx["csrf"] = conn.csrf
+            ctx["join_name"] = conn.name
+            ctx["oob"] = True
+            out.append((conn, render_template(template, **ctx)))
+        return out
