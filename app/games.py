@@ -427,8 +427,7 @@ def play(code: str, seat: Seat | None, action: Action, version) -> list[dict]:
         except IllegalMove as exc:
             raise TableError(exc.reason, 409) from None
         _save_game(table, game)
-    hub.publish(code, "table")
-    after_change(code)
+    _changed(code, table, game)
     return events
 
 
@@ -697,18 +696,25 @@ def run_automatic(code: str, *, ignore_delays: bool = False, now: float | None =
                 game.start_next_round()
                 _bot_setup(game)
             _save_game(table, game)
-    hub.publish(code, what)
+    hub.publish(code, what, snapshot=(table, game))
     return True
 
 
-def after_change(code: str) -> None:
+def _changed(code: str, table: Table, game: Game | None) -> None:
+    """After a committed change: push it and schedule what follows, from the state just
+    saved (no second load of the table)."""
+    hub.publish(code, "table", snapshot=(table, game))
+    after_change(code, table, game)
+
+
+def after_change(code: str, table: Table | None = None, game: Game | None = None) -> None:
     """Let bots and timers follow a change: at once in tests, else via the scheduler."""
     if settings.inline_bots:
         for _ in range(10_000):
             if not run_automatic(code, ignore_delays=True):
                 break
         return
-    scheduler.wake(code)
+    scheduler.wake(code, table, game)
 
 
 class Scheduler:
@@ -737,12 +743,16 @@ class Scheduler:
         for code in codes:
             self.wake(code)
 
-    def wake(self, code: str) -> None:
-        """Look at this table again: schedule its next automatic step (one per table)."""
+    def wake(self, code: str, table: Table | None = None, game: Game | None = None) -> None:
+        """Look at this table again: schedule its next automatic step (one per table).
+        `table` and `game`, when given, are the state just saved."""
         try:
-            with db.connection_context():
-                table = Table.get_or_none(Table.code == code)
-                due = next_automatic(table, load_game(table)) if table else None
+            if table is not None:
+                due = next_automatic(table, game)
+            else:
+                with db.connection_context():
+                    table = Table.get_or_none(Table.code == code)
+                    due = next_automatic(table, load_game(table)) if table else None
         except Exception:
             log.exception("scheduling table %s failed", code)
             return

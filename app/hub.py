@@ -25,9 +25,10 @@ class Connection:
     base_url: str = "http://localhost/"  # for absolute links (the invite URL)
     name: str = ""  # a signed-in visitor's username, prefilled in the join form
     lock: threading.Lock = field(default_factory=threading.Lock)
+    sent_version: int = -1  # the table version this socket last received
 
 
-# renderer(code, connections, what) -> [(connection, html)]
+# renderer(code, conns, what, snapshot) -> (table version, [(connection, html)])
 Renderer = Callable[..., list[tuple[Connection, str]]]
 
 
@@ -47,7 +48,7 @@ class Hub:
         self._listeners: list[Callable[[str, int, bool], None]] = []
 
     def set_renderer(self, renderer: Renderer) -> None:
-        """renderer(code=, conns=, what=) -> [(connection, html)] for those connections."""
+        """renderer(code=, conns=, what=, snapshot=) -> (version, [(connection, html)])."""
         self._renderer = renderer
 
     def on_presence(self, listener: Callable[[str, int, bool], None]) -> None:
@@ -113,33 +114,37 @@ class Hub:
         with self._lock:
             return sum(len(c) for c in self._tables.values())
 
-    def publish(self, code: str, what: str = "table") -> None:
-        """Render and send `what` to every connection at the table."""
-        self._push(code, None, what)
+    def publish(self, code: str, what: str = "table", snapshot=None) -> None:
+        """Render and send `what` to every connection at the table. `snapshot` is the
+        state just committed, if the caller has it (saves loading it again)."""
+        self._push(code, None, what, snapshot)
 
     def send_to(self, conn: Connection, what: str) -> None:
         """Render and send `what` to one connection (a socket that just opened)."""
         self._push(conn.code, conn, what)
 
-    def _push(self, code: str, only: Connection | None, what: str) -> None:
+    def _push(self, code: str, only: Connection | None, what: str, snapshot=None) -> None:
         if self._renderer is None:
             return
-        # One push at a time per table, each rendering the table as it is then: a socket
-        # never gets an older table after a newer one.
+        # One push at a time per table; a socket never gets an older version of the
+        # table after a newer one (a push from a snapshot may come late).
         with self._publish_lock(code):
             conns = [only] if only is not None else self.connections(code)
             try:
-                rendered = self._renderer(code=code, conns=conns, what=what)
+                version, rendered = self._renderer(
+                    code=code, conns=conns, what=what, snapshot=snapshot
+                )
             except Exception:  # a broken render must not break the move that caused it
                 log.exception("rendering %s for table %s failed", what, code)
                 return
             dead = []
             for conn, html in rendered:
-                if not html:
+                if not html or version < conn.sent_version:
                     continue
                 try:
                     with conn.lock:  # one writer at a time per socket
                         conn.send(html)
+                        conn.sent_version = version
                 except Exception:
                     dead.append(conn)
         for conn in dead:

@@ -9,6 +9,7 @@ from functools import lru_cache
 
 import segno
 from flask import render_template, url_for
+from markupsafe import Markup, escape
 
 from .. import games
 from ..engine import RuleSet, view
@@ -21,6 +22,19 @@ MODES = ("take", "flip")
 def a(value) -> str:
     """'a 7', 'an 8', 'an 11': the article a card value takes when read aloud."""
     return f"an {value}" if value in (8, 11) else f"a {value}"
+
+
+def card_html(cell: dict) -> Markup:
+    """A card that is not a button, as the grids show it (the hottest bit of a push:
+    built here rather than by a template macro)."""
+    label = escape(cell["label"])
+    if cell["state"] == "up":
+        return Markup(
+            f'<span class="card v-{cell["tone"]}" role="img" aria-label="{label}">'
+            f"{int(cell['value'])}</span>"
+        )
+    kind = "back" if cell["state"] == "down" else "gone"
+    return Markup(f'<span class="card {kind}" role="img" aria-label="{label}"></span>')
 
 
 def card_tone(value: int) -> str:
@@ -136,6 +150,7 @@ def board(table: Table, game, me: Seat | None, seats: list[dict], mode: str | No
                     entry["label"] = f"{where}: cleared"
                 if mine and cell["state"] != "gone":
                     entry["action"] = cell_action(cell, entry, face_down_left)
+                entry["html"] = card_html(entry)
                 out.append(entry)
             rows.append(out)
         return rows
@@ -212,7 +227,7 @@ def board(table: Table, game, me: Seat | None, seats: list[dict], mode: str | No
         "face_down_left": face_down_left,
         "setup_left": setup_left,
         "banner": banner(v, names, my_id, my_turn, setup_left, drawn, mode),
-        "log": [line for line in (log_line(e, names) for e in rnd["log"]) if line][-6:][::-1],
+        "log": [line for line in (log_line(e, names) for e in rnd["log"][-12:]) if line][-6:][::-1],
         "result": result,
         "ranking": ranking(v, names, my_id) if v["ranking"] else None,
         "voted_next": my_seat_id in votes.get("next", []),
@@ -322,22 +337,28 @@ def ranking(v, names, my_id) -> list[dict]:
 
 
 # ----- pushes --------------------------------------------------------------------------
-def render_push(code: str, conns: list[Connection], what: str) -> list[tuple[Connection, str]]:
+def render_push(
+    code: str, conns: list[Connection], what: str, snapshot=None
+) -> tuple[int, list[tuple[Connection, str]]]:
     """The hub's renderer: each connection's own partials as out-of-band swaps. The
-    table, its seats and its game are loaded once for all of them."""
+    table, its seats and its game are loaded once for all of them (or come from the
+    `snapshot` (table, game) a change just saved)."""
     from flask import current_app
 
     from ..models import db
 
     if not conns:
-        return []
+        return -1, []
     with current_app.test_request_context(base_url=conns[0].base_url), db.connection_context():
-        table = Table.get_or_none(Table.code == code)
-        if table is None:
-            return []
+        if snapshot is not None:
+            table, game = snapshot
+        else:
+            table = Table.get_or_none(Table.code == code)
+            if table is None:
+                return -1, []
+            game = games.load_game(table)
         seat_rows = games.seats_of(table)
         by_id = {s.id: s for s in seat_rows}
-        game = games.load_game(table)
         lobby = what == "lobby" and table.status == Table.LOBBY
         template = "partials/_lobby_push.html" if lobby else "partials/_table.html"
         out = []
@@ -348,4 +369,4 @@ def render_push(code: str, conns: list[Connection], what: str) -> list[tuple[Con
             ctx["join_name"] = conn.name
             ctx["oob"] = True
             out.append((conn, render_template(template, **ctx)))
-        return out
+        return table.version, out
