@@ -12,6 +12,7 @@ Every game is seeded, so the win rates are the same on every run.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -63,7 +64,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--two-player-games", type=int, default=1000)
     parser.add_argument("--four-player-games", type=int, default=2000)
     args = parser.parse_args(argv)
-    print(f"Python {sys.version.split()[0]}, one process")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"Python {sys.version.split()[0]}, one process; load average before: {load}")
     speed(args.speed_games)
     win_rate(["greedy", "random"], args.two_player_games, "greedy vs random")
     win_rate(["strong", "greedy", "greedy", "greedy"], args.four_player_games, "strong vs greedy")
