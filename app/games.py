@@ -74,15 +74,19 @@ class Settings:
 settings = Settings()
 _locks: dict[str, threading.Lock] = defaultdict(threading.Lock)
 _locks_guard = threading.Lock()
+_write_lock = threading.Lock()
 
 
 @contextmanager
 def locked(code: str):
-    """One change at a time per table in this process; the version check in the UPDATE
-    keeps it exactly-once across processes too."""
+    """One change at a time per table, then one write transaction at a time in this
+    process. SQLite has a single writer anyway; queueing here wakes the next writer at
+    once, where SQLite's busy handler would poll with growing sleeps (latency spikes,
+    and "database is locked" once busy_timeout runs out under load). The version check
+    keeps a change exactly-once across processes too."""
     with _locks_guard:
         lock = _locks[code]
-    with lock:
+    with lock, _write_lock:
         yield
 
 

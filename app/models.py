@@ -11,6 +11,7 @@ import sqlite3
 
 import peewee as pw
 from playhouse.db_url import connect
+from playhouse.pool import PooledSqliteDatabase
 
 db = pw.DatabaseProxy()
 
@@ -148,8 +149,13 @@ def init_app(app) -> None:
         # of failing a concurrent move. Transactions begin IMMEDIATE: a deferred one
         # that reads, then writes after another connection committed, fails at once
         # with "database is locked" (SQLITE_BUSY_SNAPSHOT ignores busy_timeout).
-        database = type(database)(
+        # A pool: closing a connection at the end of a request or push hands it back
+        # instead of closing the file (which costs more than the request itself).
+        database = PooledSqliteDatabase(
             database.database,
+            max_connections=256,
+            stale_timeout=600,
+            timeout=10,
             # synchronous=NORMAL with WAL: a commit survives a killed process (the OS
             # has it), only an OS crash or power cut may lose the last commits; it
             # saves an fsync per move.
