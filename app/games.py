@@ -99,6 +99,12 @@ def get_table(code: str) -> Table:
     return table
 
 
+def game_record(code: str, number: int) -> GameRecord | None:
+    """The record of a table's finished game number `number`, if there is one."""
+    code = (code or "").strip().upper()
+    return GameRecord.get_or_none((GameRecord.table == code) & (GameRecord.number == number))
+
+
 def seats_of(table: Table) -> list[Seat]:
     return list(
         Seat.select().where((Seat.table == table) & (Seat.left == False)).order_by(Seat.position)  # noqa: E712

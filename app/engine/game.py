@@ -453,18 +453,22 @@ class Game:
         self._maybe_finish_setup()
 
     def _take_discard(self, player_id: str, action: TakeDiscard) -> None:
+        card = self.round.discard.pop()
+        move = {"player": player_id, "type": "take_discard", "row": action.row, "col": action.col}
+        self._replace(player_id, action.row, action.col, card, move, "take_discard")
+
+    def _replace(self, player_id: str, row: int, col: int, card: int, move: dict, kind: str):
+        """The turns that put a card into the grid: the replaced card goes face up on
+        the discard pile, lines clear, the turn ends."""
         rnd = self.round
-        card = rnd.discard.pop()
-        old = self._place(player_id, action.row, action.col, card)
-        rnd.moves.append(
-            {"player": player_id, "type": "take_discard", "row": action.row, "col": action.col}
-        )
+        old = self._place(player_id, row, col, card)
+        rnd.moves.append(move)
         rnd.log.append(
             {
-                "type": "take_discard",
+                "type": kind,
                 "player": player_id,
-                "row": action.row,
-                "col": action.col,
+                "row": row,
+                "col": col,
                 "value": card,
                 "replaced": old,
             }
@@ -500,28 +504,14 @@ class Game:
     def _keep_drawn(self, player_id: str, action: KeepDrawn) -> None:
         rnd = self.round
         card, rnd.drawn = rnd.drawn, None
-        old = self._place(player_id, action.row, action.col, card)
-        rnd.moves.append(
-            {
-                "player": player_id,
-                "type": "draw",
-                "keep": True,
-                "row": action.row,
-                "col": action.col,
-            }
-        )
-        rnd.log.append(
-            {
-                "type": "keep_drawn",
-                "player": player_id,
-                "row": action.row,
-                "col": action.col,
-                "value": card,
-                "replaced": old,
-            }
-        )
-        self._clear(player_id)
-        self._end_turn(player_id)
+        move = {
+            "player": player_id,
+            "type": "draw",
+            "keep": True,
+            "row": action.row,
+            "col": action.col,
+        }
+        self._replace(player_id, action.row, action.col, card, move, "keep_drawn")
 
     def _discard_drawn(self, player_id: str, action: DiscardDrawn) -> None:
         rnd = self.round

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, render_template, request
 
-from .. import stats
+from .. import games, stats
 from ..engine import replay
 from ..engine.record import RecordError
-from ..models import GameRecord, Table, User
+from ..models import Table, User
 from . import charts
 from .auth import login_manager, signed_in
 from .security import csrf_token
@@ -109,7 +109,7 @@ def leaderboard():
 @bp.get("/t/<code>/games/<int(max=1000000):number>")  # max: SQLite's ints
 def game(code: str, number: int):
     code = code.upper()
-    record = GameRecord.get_or_none((GameRecord.table == code) & (GameRecord.number == number))
+    record = games.game_record(code, number)
     if record is None:
         abort(404)
     rows = [

@@ -13,7 +13,6 @@ from flask import Blueprint, Response, abort, redirect, render_template, request
 from .. import accounts, games
 from ..engine import DiscardDrawn, Draw, KeepDrawn, Reveal, TakeDiscard
 from ..hub import hub
-from ..models import GameRecord
 from .auth import signed_in
 from .lobby import remember_seat
 from .render import table_context
@@ -194,7 +193,7 @@ def rematch_start(code: str):
 @bp.get("/<code>/games/<int(max=1000000):number>/record.json")  # max: SQLite's ints
 def record(code: str, number: int):
     code = code.upper()
-    row = GameRecord.get_or_none((GameRecord.table == code) & (GameRecord.number == number))
+    row = games.game_record(code, number)
     if row is None:
         abort(404)
     body = json.dumps(row.record, indent=1)

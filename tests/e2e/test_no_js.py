@@ -9,9 +9,16 @@ import pytest
 from e2e_helpers import DESKTOP, PHONE, RESULTS
 from playwright.sync_api import Page, expect
 
+from app.web.render import a
+
 pytestmark = pytest.mark.e2e
 
 NUMBER = r"-?\d+"
+
+
+def article(value) -> str:
+    """'a 7' but 'an 8' and 'an 11', as the move log reads."""
+    return a(int(value))
 
 
 def submit(page: Page, target) -> None:
@@ -75,12 +82,12 @@ def test_joining_and_playing_work_by_submitting_forms(server, new_context):
     )
     submit(first, first.locator("form.act-discard_drawn button.card.back").first)
     expect(first.locator(".log li").first).to_contain_text(
-        re.compile(rf"^{name} discarded a {value} and turned over a {NUMBER}$")
+        re.compile(rf"^{name} discarded {article(value)} and turned over an? {NUMBER}$")
     )
 
     # The other player sees it on the next page load, and takes the discard.
     assert my_turn(second)
-    expect(second.locator(".log li").first).to_contain_text(f"{name} discarded a {value}")
+    expect(second.locator(".log li").first).to_contain_text(f"{name} discarded {article(value)}")
     submit(second, second.get_by_role("link", name=f"Take the {value}", exact=True))
     submit(second, second.locator("form.act-take_discard button.card").first)
     other = "Bea" if name == "Ann" else "Ann"

@@ -12,6 +12,7 @@ import websocket
 from web_helpers import LiveBrowser, parse
 
 from app.engine import Game
+from app.web.render import a
 
 
 def receive(ws, until: float = 2.0) -> str:
@@ -96,7 +97,7 @@ def test_a_move_reaches_the_other_players_socket(live_server):
             card = first_card(doc, "Ann's grid")
             assert card.text() == str(value)
             assert card.attrs["aria-label"] == f"Row 1, column 1: {value}"
-            assert f"Ann turned over a {value}" in doc.text()
+            assert f"Ann turned over {a(value)}" in doc.text()
             # Ann's own socket got her own view of the same version.
             mine = receive_table(ann_ws, version)
             assert first_card(mine, "Your grid").text() == str(value)
