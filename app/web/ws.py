@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import request, session
+from flask import current_app, request, session
 from wsproto.utilities import RemoteProtocolError
 
 from .. import accounts, games
@@ -15,6 +15,8 @@ from ..hub import Connection, hub
 from . import sock
 from .auth import signed_in
 from .render import render_push
+
+SEND_TIMEOUT = 10  # seconds
 
 
 def origin_ok() -> bool:
@@ -62,6 +64,12 @@ def init_app(app) -> None:
         from ..models import db
 
         db.close()  # don't hold a database connection for the socket's lifetime
+        # A client that stops reading (a suspended phone) must not block the pushes to
+        # the others: a send that cannot finish within SEND_TIMEOUT fails, and the hub
+        # drops that socket (the page reconnects and gets the whole table). Reads are
+        # unaffected: with ping_interval set, simple-websocket selects before reading.
+        if current_app.config["SOCK_SERVER_OPTIONS"].get("ping_interval"):
+            ws.sock.settimeout(SEND_TIMEOUT)
         hub.add(conn)
         try:
             hub.send_to(conn, "table")
