@@ -614,7 +614,9 @@ def next_automatic(
         seat = seats.get(p.id)
         if p.bot or p.id in game.forfeited or seat is None:
             continue
-        since = hub.away_since(table.code, seat.id, now)
+        # From when they are (or, with no socket, will be) away: timers are due from
+        # then, and a seat seen again in the meantime just moves them later.
+        since = hub.absent_from(table.code, seat.id)
         if since is not None:
             away[p.id] = since
             # Gone longer than the rejoin window: they forfeit.

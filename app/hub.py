@@ -96,6 +96,14 @@ class Hub:
             key = (code, seat_id)
             self._seen[key] = max(self._seen.get(key, 0.0), time.time() + self.REQUEST_PRESENCE)
 
+    def absent_from(self, code: str, seat_id: int) -> float | None:
+        """From when this seat is away: None while it has an open socket; else the end
+        of its request presence (which may still be ahead) or the server's start."""
+        with self._lock:
+            if seat_id in self._seats(code):
+                return None
+            return self._seen.get((code, seat_id), self.started_at)
+
     def away_since(self, code: str, seat_id: int, now: float | None = None) -> float | None:
         """When this seat stopped being present, or None while it is present. A seat
         not seen since the server started is away since then."""

@@ -129,3 +129,25 @@ def test_a_lobby_with_nobody_present_closes_after_30_minutes(browser):
     assert games.run_automatic(code, now=time.time() + 31 * 60)
     assert Table.get(Table.code == code).status == Table.CLOSED
     assert ann.get(f"/t/{code}").status_code == 404
+
+
+def test_a_player_seen_only_by_requests_is_played_for_once_that_presence_lapses(browser):
+    # No socket, just page loads (a player without JavaScript, or one who closed the
+    # tab): present for a while after each request, then away. The timers must be
+    # scheduled from that moment on, with no event to wake them.
+    ann, bob = browser(), browser()
+    code = ann.create("Ann")
+    bob.join(code, "Bob")
+    ann.post(f"/t/{code}/rules", {"grace_seconds": "15"})
+    ann.post(f"/t/{code}/start", {"version": ann.version()})
+    seats = {s.name: s for s in Seat.select().where(Seat.table == code)}
+    lapse = time.time() + hub.REQUEST_PRESENCE
+    hub._seen[(code, seats["Ann"].id)] = lapse
+    hub._seen[(code, seats["Bob"].id)] = lapse
+    table, game = state(code)
+    when, kind, _ = games.next_automatic(table, game)
+    assert kind == "proxy_setup" and abs(when - (lapse + 15)) < 2
+    assert not games.run_automatic(code, now=lapse - 1)  # still present: nothing
+    assert games.run_automatic(code, now=lapse + 16)
+    table, game = state(code)
+    assert sum(game.round.setup_left.values()) < 4
