@@ -261,6 +261,18 @@ def _require_host(table: Table, seat: Seat | None) -> None:
         raise TableError("Only the host can do that.", 403)
 
 
+def _require_finished(table: Table) -> None:
+    if table.status != Table.FINISHED:
+        raise TableError("The game is not over yet.", 409)
+
+
+def _add_vote(table: Table, key: str, seat: Seat) -> None:
+    """Record a player's press of "Next round" or "Play again" (once each)."""
+    votes = dict(table.votes)
+    votes[key] = sorted(set(votes.get(key, [])) | {seat.id})
+    table.votes = votes
+
+
 def _require_lobby(table: Table) -> None:
     if table.status != Table.LOBBY:
         raise TableError("The game has already started.", 409)
@@ -465,9 +477,7 @@ def vote_next_round(code: str, seat: Seat | None, version) -> None:
         game = load_game(table)
         if game is None or game.phase != ROUND_OVER:
             raise TableError("The round is not over.", 409)
-        votes = dict(table.votes)
-        votes["next"] = sorted(set(votes.get("next", [])) | {seat.id})
-        table.votes = votes
+        _add_vote(table, "next", seat)
         if _everyone_ready(table, game):
             game.start_next_round()
             _bot_setup(game)
@@ -537,11 +547,8 @@ def opt_rematch(code: str, seat: Seat | None, version) -> None:
     with locked(code), db.atomic():
         table = get_table(code)
         _check_version(table, version)
-        if table.status != Table.FINISHED:
-            raise TableError("The game is not over yet.", 409)
-        votes = dict(table.votes)
-        votes["rematch"] = sorted(set(votes.get("rematch", [])) | {seat.id})
-        table.votes = votes
+        _require_finished(table)
+        _add_vote(table, "rematch", seat)
         _touch(table)
     hub.publish(code, "table")
 
@@ -550,8 +557,7 @@ def start_rematch(code: str, seat: Seat | None, version) -> None:
     with locked(code), db.atomic():
         table = get_table(code)
         _check_version(table, version)
-        if table.status != Table.FINISHED:
-            raise TableError("The game is not over yet.", 409)
+        _require_finished(table)
         _require_host_or_first(table, seat)
         opted = set(table.votes.get("rematch", []))
         seats = [s for s in seats_of(table) if s.bot is not None or s.id in opted]
