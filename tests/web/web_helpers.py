@@ -4,16 +4,13 @@ a player who plays from what the page offers, and the secrecy scanner."""
 from __future__ import annotations
 
 import functools
-import http.cookiejar
 import inspect
 import re
-import urllib.error
-import urllib.parse
-import urllib.request
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
 import websocket
+from live_helpers import HttpBrowser
 
 from app.engine import DOWN, GONE, UP, Game
 from app.models import Seat, Table
@@ -496,34 +493,9 @@ def whose_turn(code: str, people: list) -> tuple:
 
 
 # ----- a browser against a live server (urllib + a cookie jar) ----------------------------
-class _Keep303(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None  # a 303 is an answer to look at, not to follow
-
-
-class LiveBrowser:
-    """One person's browser against the live server: its own cookie jar."""
-
-    def __init__(self, base: str):
-        self.base = base
-        self.jar = http.cookiejar.CookieJar()
-        self.opener = urllib.request.build_opener(
-            urllib.request.HTTPCookieProcessor(self.jar), _Keep303
-        )
-        self.csrf = None
-        self.code = None
-
-    def request(self, method: str, path: str, data=None, headers=None):
-        body = urllib.parse.urlencode(data).encode() if data is not None else None
-        req = urllib.request.Request(self.base + path, data=body, method=method)
-        for key, value in (headers or {}).items():
-            req.add_header(key, value)
-        try:
-            with self.opener.open(req, timeout=10) as response:
-                return response.status, response.headers, response.read().decode()
-        except urllib.error.HTTPError as exc:
-            with exc:
-                return exc.code, exc.headers, exc.read().decode()
+class LiveBrowser(HttpBrowser):
+    """One person's browser against the live server: its own cookie jar (the transport
+    of live_helpers.HttpBrowser, with answers shaped for these tests)."""
 
     def get(self, path: str) -> str:
         status, _, text = self.request("GET", path)
