@@ -8,7 +8,7 @@ from pathlib import Path
 
 from flask import Flask
 
-from . import games, models
+from . import games, i18n, models
 from .web import sock
 
 
@@ -53,6 +53,7 @@ def create_app(config: dict | None = None) -> Flask:
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _secret_key(instance)
 
+    i18n.init_app(app)
     models.init_app(app)
     games.init_app(app)
     sock.init_app(app)
