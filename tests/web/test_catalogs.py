@@ -59,8 +59,7 @@ def test_every_marked_string_is_translated(lang, marked):
     untranslated = sorted(
         key
         for key, m in by_id.items()
-        if key in marked
-        and (not m.string or (isinstance(m.string, tuple) and not all(m.string)))
+        if key in marked and (not m.string or (isinstance(m.string, tuple) and not all(m.string)))
     )
     assert not untranslated, f"{lang}: no translation for {untranslated}"
     fuzzy = sorted(key for key, m in by_id.items() if key in marked and m.fuzzy)
