@@ -1,4 +1,4 @@
-"""The game state and its transitions (RULES.md).
+"""The game state and its transitions (docs/rules.md).
 
 A `Game` is a plain, deterministic state machine: `legal_actions(player)`,
 `apply(player, action)`, `is_over`, `ranking()`. All randomness comes from the game's
