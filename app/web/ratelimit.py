@@ -10,6 +10,7 @@ import math
 import time
 
 from flask import current_app, request
+from flask_babel import ngettext
 from flask_limiter import Limiter, RequestLimit
 
 
@@ -53,8 +54,11 @@ def forget_username_failures() -> None:
 
 def too_many_message(seconds: float) -> str:
     minutes = max(1, math.ceil(seconds / 60))
-    unit = "minute" if minutes == 1 else "minutes"
-    return f"Too many sign-in attempts: try again in {minutes} {unit}."
+    return ngettext(
+        "Too many sign-in attempts: try again in %(num)d minute.",
+        "Too many sign-in attempts: try again in %(num)d minutes.",
+        minutes,
+    )
 
 
 def init_app(app, endpoint: str, on_breach) -> None:
