@@ -175,6 +175,7 @@ class Due(BaseModel):
 
     table = pw.ForeignKeyField(Table, primary_key=True, on_delete="CASCADE")
     at = pw.DoubleField(index=True)  # seconds since the epoch
+    version = pw.IntegerField(default=0)  # the table version `at` was worked out from
 
 
 MODELS = [Table, User, Seat, GameRecord, Result, ScoreSheet, SheetRound, Due]
