@@ -42,7 +42,7 @@ MAX_SEATS = 8
 NAME_MAX = 20
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: codes are read aloud
 NEXT_ROUND_SECONDS = 20
-PROXY_BOT = "random"  # RULES.md: an away player's turns are played by the simplest bot
+PROXY_BOT = "random"  # docs/rules.md: an away player's turns are played by the simplest bot
 BOT_NAMES = {
     "random": ["Dice", "Coin", "Lottie", "Rolly"],
     "greedy": ["Gobbler", "Grabby", "Magpie", "Hoarder"],
