@@ -97,8 +97,11 @@ class Grid:
             if not lines:
                 return cleared
             for kind, number, cells in lines:
-                # A card shared by a row and a column that clear together leaves once.
+                # A card shared by a row and a column that clear together leaves once,
+                # with the column; a row whose every card went with columns adds nothing.
                 cells = [i for i in cells if state[i] != GONE]
+                if not cells:
+                    continue
                 for i in cells:
                     state[i] = GONE
                 cleared.append((kind, number, [values[i] for i in cells]))
