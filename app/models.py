@@ -6,9 +6,9 @@ that changed them, so a restart resumes every table at its last accepted move.""
 from __future__ import annotations
 
 import datetime as dt
-import json
 import sqlite3
 
+import orjson
 import peewee as pw
 from playhouse.db_url import connect
 from playhouse.pool import PooledSqliteDatabase
@@ -21,11 +21,15 @@ def utcnow() -> dt.datetime:
 
 
 class JSONField(pw.TextField):
+    """JSON in a text column (orjson: a table's state is encoded on every move)."""
+
     def db_value(self, value):
-        return None if value is None else json.dumps(value, separators=(",", ":"))
+        if value is None:
+            return None
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
     def python_value(self, value):
-        return None if value is None else json.loads(value)
+        return None if value is None else orjson.loads(value)
 
 
 class BaseModel(pw.Model):
@@ -97,6 +101,19 @@ class GameRecord(BaseModel):
         indexes = ((("table", "number"), True),)
 
 
+class PastRound(BaseModel):
+    """A finished round of a table's current game, written once when the next round
+    begins: the table row then keeps only the round in play (app.tables.store)."""
+
+    table = pw.ForeignKeyField(Table, backref="past_rounds", on_delete="CASCADE")
+    game_number = pw.IntegerField()
+    number = pw.IntegerField()  # the round's number in its game
+    data = JSONField()  # Round.to_dict()
+
+    class Meta:
+        indexes = ((("table", "game_number", "number"), True),)
+
+
 class Result(BaseModel):
     """One player's result in one finished game (app.stats), written in the transaction
     that ends the game. `user` is None for guests, bots and deleted accounts."""
@@ -124,7 +141,7 @@ class Result(BaseModel):
         indexes = ((("table", "number", "seat"), True),)
 
 
-MODELS = [Table, User, Seat, GameRecord, Result]
+MODELS = [Table, User, Seat, GameRecord, PastRound, Result]
 
 
 def _migrate(database) -> None:

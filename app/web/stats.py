@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, render_template, request
 
-from .. import games, stats
+from .. import stats, tables
 from ..engine import replay
 from ..engine.record import RecordError
 from ..models import Table, User
@@ -109,7 +109,7 @@ def leaderboard():
 @bp.get("/t/<code>/games/<int(max=1000000):number>")  # max: SQLite's ints
 def game(code: str, number: int):
     code = code.upper()
-    record = games.game_record(code, number)
+    record = tables.game_record(code, number)
     if record is None:
         abort(404)
     rows = [

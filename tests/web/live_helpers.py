@@ -100,9 +100,14 @@ def read_tables(db_path: Path) -> dict[str, dict]:
     """Every table as stored: code -> status, version, rules, state, votes, host."""
     con = sqlite3.connect(str(db_path), timeout=10)
     try:
-        rows = con.execute(
-            'SELECT code, status, version, rules, state, votes, host_seat FROM "table"'
-        ).fetchall()
+        with con:  # one read transaction: the row and its past rounds agree
+            rows = con.execute(
+                "SELECT code, status, version, rules, state, votes, host_seat, game_number"
+                ' FROM "table"'
+            ).fetchall()
+            past = con.execute(
+                "SELECT table_id, game_number, data FROM pastround ORDER BY number"
+            ).fetchall()
     finally:
         con.close()
     return {
@@ -110,12 +115,24 @@ def read_tables(db_path: Path) -> dict[str, dict]:
             "status": status,
             "version": version,
             "rules": json.loads(rules),
-            "state": json.loads(state) if state else None,
+            "state": whole_state(
+                state, [json.loads(d) for c, n, d in past if (c, n) == (code, number)]
+            ),
             "votes": json.loads(votes) if votes else None,
             "host": host,
         }
-        for code, status, version, rules, state, votes, host in rows
+        for code, status, version, rules, state, votes, host, number in rows
     }
+
+
+def whole_state(state: str | None, past_rounds: list[dict]) -> dict | None:
+    """A table's stored state with its finished rounds (kept apart: app.tables.store)."""
+    if not state:
+        return None
+    data = json.loads(state)
+    if data.get("past_rounds"):
+        data["rounds"] = past_rounds[: data["past_rounds"]] + data["rounds"]
+    return data
 
 
 def read_table(db_path: Path, code: str) -> dict:
