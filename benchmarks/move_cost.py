@@ -90,7 +90,7 @@ def form(action) -> dict:
     if isinstance(action, DiscardDrawn):
         if action.flip is None:
             return {"type": "discard_drawn"}
-        return {"type": "discard_drawn", "pos": "%d-%d" % tuple(action.flip)}
+        return {"type": "discard_drawn", "pos": "{}-{}".format(*action.flip)}
     kinds = {Reveal: "reveal", TakeDiscard: "take_discard", KeepDrawn: "keep_drawn"}
     return {"type": kinds[type(action)], "pos": f"{action.row}-{action.col}"}
 
@@ -229,10 +229,9 @@ def report(args, per_move, stages, sizes, votes, sent) -> None:
     )
     print(f"last 100 moves             {result['cpu_ms_last_100']:.2f} ms")
     print("by stage (ms per move)     " + ", ".join(f"{k} {v:.3f}" for k, v in split.items()))
-    print(
-        f"stored state (bytes)       move 10/200/400/last: {result['state_bytes_move_10_200_400_last']}"
-    )
-    print("load average               %.2f %.2f %.2f" % result["load_average"])
+    sizes = result["state_bytes_move_10_200_400_last"]
+    print(f"stored state (bytes)       move 10/200/400/last: {sizes}")
+    print("load average               {:.2f} {:.2f} {:.2f}".format(*result["load_average"]))
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
 """The table service: the only place that joins the engine, the store and the hub.
 
-    store.py       rows, the per-version cache of loaded games, locks
-    step.py        the one change path every command and timer takes
-    lobby.py       lobby commands; playing.py: game commands
-    automation.py  bots, away players, timers; scheduler.py: running them when due
-    validation.py  names, the rules form, timers"""
+- store.py: rows, the per-version cache of loaded games, locks
+- step.py: the one change path every command and timer takes
+- lobby.py: lobby commands; playing.py: game commands
+- automation.py: bots, away players, timers; scheduler.py: running them when due
+- validation.py: names, the rules form, timers"""
 
 from __future__ import annotations
 
