@@ -141,7 +141,41 @@ class Result(BaseModel):
         indexes = ((("table", "number", "seat"), True),)
 
 
-MODELS = [Table, User, Seat, GameRecord, PastRound, Result]
+class ScoreSheet(BaseModel):
+    """A score sheet for a game played with real cards (app.scoresheet). Kept for the
+    device that started it (a token in its session) and for the account signed in;
+    never part of the online stats or leaderboard."""
+
+    code = pw.CharField(primary_key=True, max_length=12)  # also the read-only share link
+    device = pw.CharField(max_length=64, index=True)
+    user = pw.ForeignKeyField(User, null=True, backref="sheets", on_delete="SET NULL")
+    players = JSONField()  # names, in the order they were entered
+    end_score = pw.IntegerField(default=100)
+    penalty = JSONField(null=True)  # Penalty fields, or None: no penalty
+    version = pw.IntegerField(default=0)  # bumped by every change (pushes, stale forms)
+    winners = JSONField(default=list)  # names, once the game is over (for the list)
+    created_at = pw.DateTimeField(default=utcnow)
+    updated_at = pw.DateTimeField(default=utcnow, index=True)
+
+
+class SheetRound(BaseModel):
+    """One round of a score sheet: each player's card total and who ended it. An undone
+    round stays (undone) so its client id is still known: a late copy of it sent again
+    from an offline queue is not counted twice."""
+
+    sheet = pw.ForeignKeyField(ScoreSheet, backref="rounds", on_delete="CASCADE")
+    number = pw.IntegerField()
+    client_id = pw.CharField(max_length=64)
+    raw = JSONField()  # card totals, in the sheet's player order
+    ender = pw.IntegerField(null=True)  # index into the players, or None: nobody
+    undone = pw.BooleanField(default=False)
+    created_at = pw.DateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("sheet", "client_id"), True),)
+
+
+MODELS = [Table, User, Seat, GameRecord, PastRound, Result, ScoreSheet, SheetRound]
 
 
 def _migrate(database) -> None:

@@ -1,4 +1,4 @@
-"""The game state and its transitions (RULES.md).
+"""The game state and its transitions (docs/rules.md).
 
 A `Game` is a plain, deterministic state machine: `legal_actions(player)`,
 `apply(player, action)`, `is_over`, `ranking()`. All randomness comes from the game's
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from .actions import Action, DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
 from .rules import RuleSet, check_player_count
+from .scoring import ender_penalised, round_scores, shared_ranks
 
 # Cell states of a grid position. A position keeps its place for the whole round.
 DOWN, UP, GONE = 0, 1, 2
@@ -96,8 +97,11 @@ class Grid:
             if not lines:
                 return cleared
             for kind, number, cells in lines:
-                # A card shared by a row and a column that clear together leaves once.
+                # A card shared by a row and a column that clear together leaves once,
+                # with the column; a row whose every card went with columns adds nothing.
                 cells = [i for i in cells if state[i] != GONE]
+                if not cells:
+                    continue
                 for i in cells:
                     state[i] = GONE
                 cleared.append((kind, number, [values[i] for i in cells]))
@@ -649,17 +653,9 @@ class Game:
                 grid.state[i] = UP
             self._clear(p)
         raw = {p: rnd.grids[p].score() for p in playing}
-        scores = dict(raw)
         ender = rnd.ender
-        penalised = False
-        # Only a positive score is penalised, and only if the ender is not strictly lowest.
-        if (
-            ender in raw
-            and raw[ender] > 0
-            and any(raw[p] <= raw[ender] for p in playing if p != ender)
-        ):
-            scores[ender] = self.rules.penalty.apply(raw[ender])
-            penalised = True
+        scores = round_scores(raw, ender, self.rules.penalty)
+        penalised = ender_penalised(raw, ender)
         for p in playing:
             self.totals[p] += scores[p]
         rnd.result = {
@@ -679,11 +675,7 @@ class Game:
         """Best first; equal totals share a rank; forfeited players share the last rank,
         the one who left last listed first."""
         playing = self.active()
-        order = sorted(playing, key=lambda p: self.totals[p])  # stable: ties in lobby order
-        ranking = []
-        for p in order:
-            rank = 1 + sum(1 for q in playing if self.totals[q] < self.totals[p])
-            ranking.append({"player": p, "rank": rank, "total": self.totals[p]})
+        ranking = shared_ranks(self.totals, playing)  # ties in lobby order
         last = len(playing) + 1
         for p in reversed(self.forfeited):
             ranking.append({"player": p, "rank": last, "total": self.totals[p]})

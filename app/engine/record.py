@@ -1,4 +1,4 @@
-"""Game records in the `skymo.game/1` format (GAME_RECORD.md): write and replay."""
+"""Game records in the `skymo.game/1` format (docs/design.md, "Game records"): write and replay."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The host's options (RULES.md, "Rule options"), validated once at construction."""
+"""The host's options (docs/rules.md, "Options the host can set"), checked when built."""
 
 from __future__ import annotations
 

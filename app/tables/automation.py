@@ -17,7 +17,7 @@ from .playing import bot_setup
 from .step import Change, Unchanged
 from .store import Snapshot
 
-PROXY_BOT = "random"  # an away player's turns are played by the simplest bot
+PROXY_BOT = "random"  # docs/rules.md: an away player's turns are played by the simplest bot
 HOST_HANDOVER_SECONDS = 10  # a host who reloads the page keeps the table
 LOBBY_IDLE_SECONDS = 30 * 60  # a lobby with nobody present closes after this
 

@@ -33,10 +33,8 @@ from app.engine import (
 
 NAMES = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal"]
 
-# The shared folder sits beside the repository (here /work/shared; in CI a copy of
-# shared/ next to the clone): always resolve it from the repository root's parent.
-SHARED = Path(__file__).resolve().parents[3] / "shared"
-CONFORMANCE = SHARED / "conformance" / "records.jsonl"
+# An independent implementation's records, kept in the repository (see its README).
+CONFORMANCE = Path(__file__).resolve().parents[1] / "data" / "conformance" / "records.jsonl"
 
 
 def players(n: int) -> list[Player]:

@@ -1,4 +1,4 @@
-"""Fixed-deck scenarios: one or more for every rule of RULES.md.
+"""Fixed-deck scenarios: one or more for every rule of docs/rules.md.
 
 Decks are listed in dealing order (each seat's grid row-major, the discard card, then
 the draw pile next card first); `build_deck` fills the rest with the unused cards."""

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from web_helpers import each, parse, seat_table, start
 
 from app.models import Seat, Table
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def count_tables() -> int:
@@ -92,6 +96,19 @@ def test_rules_page(client):
     text = parse(response.data).text()
     assert "How to play Skymo" in text
     assert "Take the discard" in text and "Draw" in text
+
+
+def test_rules_page_shows_the_rules_written_in_docs(client):
+    """The page is docs/rules.md rendered: every heading, the options table, no raw
+    Markdown left over."""
+    source = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    doc = parse(client.get("/rules").data)
+    headings = [line.lstrip("# ").strip() for line in source.splitlines() if line[:2] == "##"]
+    assert len(headings) >= 6
+    assert [h.text().strip() for h in doc.find_all("h2")] == headings
+    table = doc.find("table")
+    assert table is not None and "row clears" in table.text()
+    assert "**" not in doc.text() and "|---" not in doc.text()
 
 
 # ----- POST /tables ------------------------------------------------------------------------
