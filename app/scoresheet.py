@@ -241,7 +241,7 @@ def add_round(sheet: ScoreSheet, form) -> bool:
             return False
         if sheet_tally(sheet).over:
             raise SheetError(
-                {"ender": _("The game is over: correct or undo a round to go on.")}, 409
+                {"round": _("The game is over: correct or undo a round to go on.")}, 409
             )
         number = len(live_rounds(sheet)) + 1
         SheetRound.create(sheet=sheet, number=number, client_id=client_id, raw=raw, ender=ender)

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import secrets
 
+from flask_babel import gettext as _
+
+from .. import i18n
 from ..engine import RuleError, RuleSet
 from ..engine.bots import BOTS
 from ..models import Seat, Table, db
@@ -42,7 +45,7 @@ def public_tables(limit: int = 20) -> list[dict]:
                 "host": host.name,
                 "seats": len(seats),
                 "max": MAX_SEATS,
-                "rules": RuleSet.from_dict(table.rules).summary(),
+                "rules": i18n.rules_summary(RuleSet.from_dict(table.rules)),
             }
         )
     return listed
@@ -71,12 +74,12 @@ def create_table(
 
 def _require_host(ch: Change, seat: Seat | None) -> None:
     if seat is None or seat.id != ch.table.host_seat:
-        raise TableError("Only the host can do that.", 403)
+        raise TableError(_("Only the host can do that."), 403)
 
 
 def _require_lobby(ch: Change) -> None:
     if ch.table.status != Table.LOBBY:
-        raise TableError("The game has already started.", 409)
+        raise TableError(_("The game has already started."), 409)
 
 
 def _lobby_change(code: str, act, version=ANY_VERSION) -> Snapshot | None:
@@ -98,9 +101,9 @@ def join(code: str, name: str, user_id: int | None = None) -> Seat:
                 seated.append(mine)  # already seated, from another device
                 raise Unchanged
         if ch.table.status != Table.LOBBY:
-            raise TableError("This game has already started: you can watch it.", 409)
+            raise TableError(_("This game has already started: you can watch it."), 409)
         if len(ch.seats) >= MAX_SEATS:
-            raise TableError("This table is full.", 409)
+            raise TableError(_("This table is full."), 409)
         clean = clean_name(name, ch.seats)
         seated.append(_add_seat(ch, name=clean, user=user_id))
 
@@ -135,13 +138,13 @@ def update_rules(code: str, seat: Seat | None, form) -> Snapshot:
 
 def add_bot(code: str, seat: Seat | None, kind: str) -> Snapshot:
     if kind not in BOTS:
-        raise TableError("Choose a bot: random, greedy or strong.", field="bot")
+        raise TableError(_("Choose a bot: random, greedy or strong."), field="bot")
 
     def act(ch: Change):
         _require_host(ch, seat)
         _require_lobby(ch)
         if len(ch.seats) >= MAX_SEATS:
-            raise TableError("This table is full.", 409)
+            raise TableError(_("This table is full."), 409)
         taken = {s.name.casefold() for s in ch.seats}
         base = [n for n in BOT_NAMES[kind] if n.casefold() not in taken]
         name = base[0] if base else f"Bot {len(ch.seats) + 1}"
@@ -163,10 +166,10 @@ def remove_seat(code: str, seat: Seat | None, target_id) -> Snapshot:
         except (TypeError, ValueError, OverflowError):
             target = None
         if target is None:
-            raise TableError("That seat is already empty.", 404)
+            raise TableError(_("That seat is already empty."), 404)
         table = ch.table
         if seat is None or (seat.id != table.host_seat and seat.id != target.id):
-            raise TableError("Only the host can do that.", 403)
+            raise TableError(_("Only the host can do that."), 403)
         Seat.update(left=True).where(Seat.id == target.id).execute()
         ch.seats_changed = True
         if target.id == table.host_seat:
@@ -184,7 +187,7 @@ def start(code: str, seat: Seat | None, version) -> Snapshot:
         _require_host(ch, seat)
         _require_lobby(ch)
         if len(ch.seats) < 2:
-            raise TableError("At least 2 players are needed: invite a friend or add a bot.")
+            raise TableError(_("At least 2 players are needed: invite a friend or add a bot."))
         new_game(ch, ch.seats)
 
     return step.change(code, act, version=version)
@@ -194,5 +197,5 @@ def get_table(code: str) -> Table:
     """The open table with this code (TableError 404 otherwise)."""
     table = store.row(code)
     if table is None or table.status == Table.CLOSED:
-        raise TableError("There is no table with that code.", 404)
+        raise TableError(_("There is no table with that code."), 404)
     return table

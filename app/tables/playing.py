@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 import secrets
 
+from flask_babel import gettext as _
+
 from ..engine import ROUND_OVER, SETUP, Action, Forfeit, Game, IllegalMove, Player, RuleSet, view
 from ..engine.bots import choose
 from ..models import GameRecord, Seat, Table
@@ -13,11 +15,12 @@ from ..presence import presence
 from . import step
 from .step import ANY_VERSION, Change, Unchanged
 from .store import Snapshot, Stale, TableError
+from .validation import illegal_message
 
 
-def _require_seat(seat: Seat | None, message: str = "You are watching this table.") -> None:
+def _require_seat(seat: Seat | None, message: str | None = None) -> None:
     if seat is None:
-        raise TableError(message, 403)
+        raise TableError(message or _("You are watching this table."), 403)
 
 
 def new_game(ch: Change, seats: list[Seat]) -> Game:
@@ -51,15 +54,15 @@ def bot_setup(game: Game) -> None:
 def play(code: str, seat: Seat | None, action: Action, version) -> Snapshot:
     """Apply a player's move. Raises Stale for an old version, TableError for a move the
     rules refuse (nothing changes then)."""
-    _require_seat(seat, "You are watching this table: join to play.")
+    _require_seat(seat, _("You are watching this table: join to play."))
 
     def act(ch: Change):
         if ch.game is None:
-            raise TableError("There is no game in progress.", 409)
+            raise TableError(_("There is no game in progress."), 409)
         try:
             ch.game.apply(seat.player_id, action)
         except IllegalMove as exc:
-            raise TableError(exc.reason, 409) from None
+            raise TableError(illegal_message(exc.reason), 409) from None
         ch.game_changed = True
 
     # The status is checked before the version: a move at a finished table says so.
@@ -69,7 +72,7 @@ def play(code: str, seat: Seat | None, action: Action, version) -> Snapshot:
 def _status_first(act, version):
     def checked(ch: Change):
         if ch.table.status != Table.PLAYING:
-            raise TableError("There is no game in progress.", 409)
+            raise TableError(_("There is no game in progress."), 409)
         step.check_version(ch.table, version)
         act(ch)
 
@@ -95,7 +98,7 @@ def vote_next_round(code: str, seat: Seat | None, version=None) -> Snapshot | No
         if game is None or game.phase != ROUND_OVER:
             if version is not None and str(version) != str(ch.table.version):
                 raise Stale()  # the round it voted for has begun
-            raise TableError("The round is not over.", 409)
+            raise TableError(_("The round is not over."), 409)
         _add_vote(ch, "next", seat)
         if everyone_ready(ch.snap):
             game.start_next_round()
@@ -118,11 +121,11 @@ def forfeit(code: str, seat: Seat | None) -> Snapshot:
 
     def act(ch: Change):
         if ch.game is None or ch.game.is_over:
-            raise TableError("There is no game in progress.", 409)
+            raise TableError(_("There is no game in progress."), 409)
         try:
             ch.game.apply(seat.player_id, Forfeit())
         except IllegalMove as exc:
-            raise TableError(exc.reason, 409) from None
+            raise TableError(illegal_message(exc.reason), 409) from None
         ch.game_changed = True
 
     return step.change(code, act)
@@ -146,7 +149,7 @@ def start_rematch(code: str, seat: Seat | None, version) -> Snapshot:
         opted = set(ch.table.votes.get("rematch", []))
         seats = [s for s in ch.seats if s.bot is not None or s.id in opted]
         if sum(1 for s in seats if s.bot is None) < 1 or len(seats) < 2:
-            raise TableError("At least 2 players must choose to play again.")
+            raise TableError(_("At least 2 players must choose to play again."))
         gone = [s.id for s in ch.seats if s not in seats]
         if gone:
             Seat.update(left=True).where(Seat.id.in_(gone)).execute()
@@ -158,7 +161,7 @@ def start_rematch(code: str, seat: Seat | None, version) -> Snapshot:
 
 def _require_finished(ch: Change) -> None:
     if ch.table.status != Table.FINISHED:
-        raise TableError("The game is not over yet.", 409)
+        raise TableError(_("The game is not over yet."), 409)
 
 
 def _require_host_or_first(ch: Change, seat: Seat | None) -> None:
@@ -166,7 +169,7 @@ def _require_host_or_first(ch: Change, seat: Seat | None) -> None:
     if seat.id == ch.table.host_seat:
         return
     if seat.id not in ch.table.votes.get("rematch", []):
-        raise TableError("Choose to play again first.", 409)
+        raise TableError(_("Choose to play again first."), 409)
 
 
 def rename_players(code: str, seat_ids: set[int], name: str) -> None:

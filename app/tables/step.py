@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from flask_babel import gettext as _
+
 from .. import stats
 from ..engine import GAME_OVER, ROUND_OVER, Game, to_record
 from ..models import GameRecord, Table
@@ -81,7 +83,7 @@ def change(
         if snap is None or (snap.table.status == Table.CLOSED and not missing_ok):
             if missing_ok:
                 return None
-            raise TableError("There is no table with that code.", 404)
+            raise TableError(_("There is no table with that code."), 404)
         if version is not ANY_VERSION:
             check_version(snap.table, version)
         ch = Change(snap)

@@ -2,8 +2,9 @@
 
 Sessions are flask-login's. The id kept in the session is "<user id>:<login nonce>";
 a new password draws a new nonce, which signs out every other session and remember
-cookie. Signing in renews the session: only the guest's seat tokens survive (they move
-to the account), everything else, the CSRF token included, starts afresh."""
+cookie. Signing in renews the session: only the guest's seat tokens (they move to the
+account) and the device token (its score sheets become the account's) survive;
+everything else, the CSRF token included, starts afresh."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from flask import (
     session,
     url_for,
 )
+from flask_babel import gettext as _
 from flask_login import LoginManager, UserMixin, current_user, login_user, logout_user
 
 from .. import accounts
@@ -87,7 +89,7 @@ def safe_next(target: str | None) -> str | None:
 
 def start_session(user: User, remember: bool) -> None:
     """Renew the session for this user; the guest's seats move to the account."""
-    keep = {key: session[key] for key in ("seats", "name") if key in session}
+    keep = {key: session[key] for key in ("seats", "name", "device") if key in session}
     session.clear()
     session.update(keep)
     session.permanent = True
@@ -188,9 +190,11 @@ def delete_account():
     session.clear()
     return page(
         "pages/notice.html",
-        title="Account deleted",
-        message="Your account is deleted. Your games stay in the others' history "
-        "under “deleted player”. You can still play as a guest.",
+        title=_("Account deleted"),
+        message=_(
+            "Your account is deleted. Your games stay in the others' history "
+            "under “deleted player”. You can still play as a guest."
+        ),
     )
 
 

@@ -8,16 +8,8 @@ from __future__ import annotations
 
 import json
 
-from flask import (
-    Blueprint,
-    Response,
-    abort,
-    redirect,
-    render_template,
-    request,
-    session,
-    url_for,
-)
+from flask import Blueprint, Response, abort, redirect, render_template, request, session, url_for
+from flask_babel import gettext as _
 
 from .. import accounts, tables
 from ..engine import DiscardDrawn, Draw, KeepDrawn, Reveal, TakeDiscard
@@ -57,7 +49,7 @@ def render_table(code: str, *, status: int = 200, page: bool = False, snap=None,
         except tables.TableError as exc:
             return render_error(exc.message, exc.status)
     elif snap.table.status == snap.table.CLOSED:
-        return render_error("There is no table with that code.", 404)
+        return render_error(_("There is no table with that code."), 404)
     seat = current_seat(snap.table)
     ctx = table_context(snap, seat, **extra)
     ctx["csrf"] = csrf_token()
@@ -90,7 +82,7 @@ def act(code: str, fn, *args, **kwargs):
     try:
         snap = fn(code, seat, *args, **kwargs)
     except tables.Stale:
-        notice = "The table changed before your action arrived: here it is now."
+        notice = _("The table changed before your action arrived: here it is now.")
         return render_table(code, error=notice, status=409 if not is_htmx() else 200)
     except tables.TableError as exc:
         return render_table(
@@ -176,8 +168,8 @@ def parse_action(form):
     except (TypeError, ValueError):
         if kind == "discard_drawn" and not any(form.get(k) for k in ("row", "col", "pos")):
             return DiscardDrawn(None)
-        raise tables.TableError("That is not a position on your grid.") from None
-    raise tables.TableError("That is not a move of this game.")
+        raise tables.TableError(_("That is not a position on your grid.")) from None
+    raise tables.TableError(_("That is not a move of this game."))
 
 
 @bp.post("/<code>/move")
