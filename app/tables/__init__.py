@@ -28,7 +28,7 @@ from .playing import forfeit, opt_rematch, play, rename_players, start_rematch, 
 from .scheduler import schedule, scheduler
 from .step import ANY_VERSION, Change, Unchanged, change, save_game
 from .store import Snapshot, Stale, TableError, seats_of, store
-from .validation import NAME_MAX, clean_name, parse_rules
+from .validation import GRACE_RANGE, NAME_MAX, REJOIN_RANGE, clean_name, parse_rules
 
 
 def load_game(table):
@@ -87,8 +87,10 @@ def _wake_on_presence(code: str, seat_id: int, present: bool) -> None:
 __all__ = [
     "ANY_VERSION",
     "BOT_NAMES",
+    "GRACE_RANGE",
     "MAX_SEATS",
     "NAME_MAX",
+    "REJOIN_RANGE",
     "Change",
     "Snapshot",
     "Stale",
@@ -115,6 +117,7 @@ __all__ = [
     "seat_by_token",
     "seat_by_user",
     "seats_of",
+    "settings",
     "start",
     "start_rematch",
     "store",

@@ -200,7 +200,10 @@ class Store:
                     }
                     for i in range(past, done)
                 ]
-            ).on_conflict_replace().execute()
+            ).on_conflict(
+                conflict_target=[PastRound.table, PastRound.game_number, PastRound.number],
+                preserve=[PastRound.data],
+            ).execute()
             past = done
         state = game.to_dict()
         state["rounds"] = state["rounds"][past:]

@@ -96,20 +96,42 @@ class HttpBrowser:
 
 
 # ----- the database, read directly -------------------------------------------------------
-def read_tables(db_path: Path) -> dict[str, dict]:
-    """Every table as stored: code -> status, version, rules, state, votes, host."""
-    con = sqlite3.connect(str(db_path), timeout=10)
+def _rows(db, sql: str, params: tuple = ()) -> list[tuple]:
+    """Rows of a query on the server's database: a SQLite file (Path) or a PostgreSQL URL."""
+    return _reads(db, [(sql, params)])[0]
+
+
+def _reads(db, queries: list[tuple[str, tuple]]) -> list[list[tuple]]:
+    """Several queries in one read transaction (they see the same committed state)."""
+    if isinstance(db, str) and db.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(db) as con, con.transaction():
+            con.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            return [con.execute(q.replace("?", "%s"), p).fetchall() for q, p in queries]
+    con = sqlite3.connect(str(db), timeout=10)
     try:
-        with con:  # one read transaction: the row and its past rounds agree
-            rows = con.execute(
-                "SELECT code, status, version, rules, state, votes, host_seat, game_number"
-                ' FROM "table"'
-            ).fetchall()
-            past = con.execute(
-                "SELECT table_id, game_number, data FROM pastround ORDER BY number"
-            ).fetchall()
+        with con:
+            con.execute("BEGIN")
+            return [con.execute(q, p).fetchall() for q, p in queries]
     finally:
         con.close()
+
+
+def read_tables(db: Path | str) -> dict[str, dict]:
+    """Every table as stored: code -> status, version, rules, state (the whole game: its
+    finished rounds are stored apart, see app.tables.store), votes, host."""
+    rows, past = _reads(
+        db,
+        [
+            (
+                "SELECT code, status, version, rules, state, votes, host_seat, game_number"
+                ' FROM "table"',
+                (),
+            ),
+            ("SELECT table_id, game_number, data FROM pastround ORDER BY number", ()),
+        ],
+    )
     return {
         code: {
             "status": status,
@@ -126,7 +148,7 @@ def read_tables(db_path: Path) -> dict[str, dict]:
 
 
 def whole_state(state: str | None, past_rounds: list[dict]) -> dict | None:
-    """A table's stored state with its finished rounds (kept apart: app.tables.store)."""
+    """A table's stored state with its finished rounds put back in front."""
     if not state:
         return None
     data = json.loads(state)
@@ -135,28 +157,18 @@ def whole_state(state: str | None, past_rounds: list[dict]) -> dict | None:
     return data
 
 
-def read_table(db_path: Path, code: str) -> dict:
-    return read_tables(db_path)[code]
+def read_table(db: Path | str, code: str) -> dict:
+    return read_tables(db)[code]
 
 
-def seat_ids(db_path: Path, code: str) -> dict[str, str]:
+def seat_ids(db: Path | str, code: str) -> dict[str, str]:
     """Name -> engine player id ('s<seat id>') of the seats still at the table."""
-    con = sqlite3.connect(str(db_path), timeout=10)
-    try:
-        rows = con.execute(
-            'SELECT id, name FROM seat WHERE table_id = ? AND NOT "left"', (code,)
-        ).fetchall()
-    finally:
-        con.close()
+    rows = _rows(db, 'SELECT id, name FROM seat WHERE table_id = ? AND NOT "left"', (code,))
     return {name: f"s{ident}" for ident, name in rows}
 
 
-def game_records(db_path: Path) -> dict[tuple[str, int], dict]:
-    con = sqlite3.connect(str(db_path), timeout=10)
-    try:
-        rows = con.execute("SELECT table_id, number, record FROM gamerecord").fetchall()
-    finally:
-        con.close()
+def game_records(db: Path | str) -> dict[tuple[str, int], dict]:
+    rows = _rows(db, "SELECT table_id, number, record FROM gamerecord")
     return {(code, number): json.loads(record) for code, number, record in rows}
 
 
