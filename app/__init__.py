@@ -8,7 +8,7 @@ from pathlib import Path
 
 from flask import Flask
 
-from . import deploy, games, i18n, models
+from . import deploy, i18n, models, tables
 from .web import sock
 
 
@@ -59,7 +59,7 @@ def create_app(config: dict | None = None) -> Flask:
 
     i18n.init_app(app)
     models.init_app(app)
-    games.init_app(app)
+    tables.init_app(app)
     sock.init_app(app)
 
     from .web import auth, compress, lobby, score, security, table, ws

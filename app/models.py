@@ -8,11 +8,11 @@ query here runs on both databases: no SQL of one dialect only."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 import logging
 import sqlite3
 import time
 
+import orjson
 import peewee as pw
 from flask import render_template
 from playhouse.db_url import connect, parse
@@ -30,11 +30,15 @@ def utcnow() -> dt.datetime:
 
 
 class JSONField(pw.TextField):
+    """JSON in a text column (orjson: a table's state is encoded on every move)."""
+
     def db_value(self, value):
-        return None if value is None else json.dumps(value, separators=(",", ":"))
+        if value is None:
+            return None
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
     def python_value(self, value):
-        return None if value is None else json.loads(value)
+        return None if value is None else orjson.loads(value)
 
 
 class BaseModel(pw.Model):
@@ -104,6 +108,19 @@ class GameRecord(BaseModel):
 
     class Meta:
         indexes = ((("table", "number"), True),)
+
+
+class PastRound(BaseModel):
+    """A finished round of a table's current game, written once when the next round
+    begins: the table row then keeps only the round in play (app.tables.store)."""
+
+    table = pw.ForeignKeyField(Table, backref="past_rounds", on_delete="CASCADE")
+    game_number = pw.IntegerField()
+    number = pw.IntegerField()  # the round's number in its game
+    data = JSONField()  # Round.to_dict()
+
+    class Meta:
+        indexes = ((("table", "game_number", "number"), True),)
 
 
 class Result(BaseModel):
@@ -178,7 +195,7 @@ class Due(BaseModel):
     version = pw.IntegerField(default=0)  # the table version `at` was worked out from
 
 
-MODELS = [Table, User, Seat, GameRecord, Result, ScoreSheet, SheetRound, Due]
+MODELS = [Table, User, Seat, GameRecord, PastRound, Result, ScoreSheet, SheetRound, Due]
 SCHEMA_LOCK = 727_274  # the advisory lock id processes take while creating the schema
 
 

@@ -13,10 +13,12 @@ from flask_babel import gettext as _
 from flask_babel import ngettext
 from markupsafe import Markup, escape
 
-from .. import games, i18n
+from .. import i18n, tables
 from ..engine import RuleSet, view
-from ..hub import Connection, hub
+from ..hub import Connection
 from ..models import Seat, Table
+from ..presence import presence
+from ..tables import Snapshot
 
 MODES = ("take", "flip")
 
@@ -53,8 +55,8 @@ def card_tone(value: int) -> str:
     return "high"
 
 
-def seat_list(table: Table, me: Seat | None, seats: list[Seat] | None = None) -> list[dict]:
-    present = hub.present(table.code)
+def seat_list(table: Table, me: Seat | None, seats: list[Seat]) -> list[dict]:
+    present = presence.present(table.code)
     return [
         {
             "id": s.id,
@@ -65,24 +67,22 @@ def seat_list(table: Table, me: Seat | None, seats: list[Seat] | None = None) ->
             "present": s.bot is not None or s.id in present,
             "player_id": s.player_id,
         }
-        for s in (games.seats_of(table) if seats is None else seats)
+        for s in seats
     ]
 
 
 def table_context(
-    table: Table,
+    snap: Snapshot,
     me: Seat | None,
     *,
     mode: str | None = None,
     error: str | None = None,
     field: str | None = None,
     form=None,
-    seat_rows: list[Seat] | None = None,
-    game=None,
 ) -> dict:
-    """Everything the table templates show to `me`. `seat_rows` and `game` let a push
-    load the table once and render it for every player."""
-    seats = seat_list(table, me, seat_rows)
+    """Everything the table templates show to `me`, from a committed snapshot."""
+    table, game = snap.table, snap.game
+    seats = seat_list(table, me, snap.seats)
     rules = RuleSet.from_dict(table.rules)
     ctx = {
         "table": table,
@@ -98,14 +98,12 @@ def table_context(
         "form": form,
         "invite_url": url_for("table.show", code=table.code, _external=True),
         "board": None,
-        "max_seats": games.MAX_SEATS,
+        "max_seats": tables.MAX_SEATS,
         "bot_kinds": ["random", "greedy", "strong"],
         "bot_kind_names": i18n.bot_kind_names(),
     }
     if table.status == Table.LOBBY:
         ctx["qr"] = qr_svg(ctx["invite_url"])
-    if game is None:
-        game = games.load_game(table)
     if game is not None:
         ctx["board"] = board(table, game, me, seats, mode if mode in MODES else None)
     return ctx
@@ -363,11 +361,10 @@ def ranking(v, names, my_id) -> list[dict]:
 
 # ----- pushes --------------------------------------------------------------------------
 def render_push(
-    code: str, conns: list[Connection], what: str, snapshot=None
+    code: str, conns: list[Connection], what: str, snapshot: Snapshot | None = None
 ) -> tuple[int, list[tuple[Connection, str]]]:
-    """The hub's renderer: each connection's own partials as out-of-band swaps. The
-    table, its seats and its game are loaded once for all of them (or come from the
-    `snapshot` (table, game) a change just saved)."""
+    """The hub's renderer: each connection's own partials as out-of-band swaps, from
+    the `snapshot` a change just committed (or the table as stored now)."""
     from flask import current_app
 
     from ..models import db
@@ -375,21 +372,16 @@ def render_push(
     if not conns:
         return -1, []
     with current_app.test_request_context(base_url=conns[0].base_url), db.connection_context():
-        if snapshot is not None:
-            table, game = snapshot
-        else:
-            table = Table.get_or_none(Table.code == code)
-            if table is None:
-                return -1, []
-            game = games.load_game(table)
-        seat_rows = games.seats_of(table)
-        by_id = {s.id: s for s in seat_rows}
+        snap = snapshot if snapshot is not None else tables.store.current(code)
+        if snap is None:
+            return -1, []
+        table = snap.table
         lobby = what == "lobby" and table.status == Table.LOBBY
         template = "partials/_lobby_push.html" if lobby else "partials/_table.html"
         out = []
         for conn in conns:
-            me = by_id.get(conn.seat_id) if conn.seat_id else None
-            ctx = table_context(table, me, seat_rows=seat_rows, game=game)
+            me = snap.seat(conn.seat_id) if conn.seat_id else None
+            ctx = table_context(snap, me)
             ctx["csrf"] = conn.csrf
             ctx["join_name"] = conn.name
             ctx["oob"] = True

@@ -31,7 +31,7 @@ from web_helpers import (
     whose_turn,
 )
 
-from app import games
+from app import tables
 from app.engine import DOWN, view
 from app.hub import Connection, hub
 from app.models import Table
@@ -40,7 +40,7 @@ from app.web import render
 
 def state_now(code: str):
     table = Table.get(Table.code == code)
-    game = games.load_game(table)
+    game = tables.load_game(table)
     return game, table.version
 
 
@@ -54,7 +54,7 @@ def fixed_seed(monkeypatch):
             token_urlsafe=secrets.token_urlsafe,
             choice=secrets.choice,
         )
-        monkeypatch.setattr(games, "secrets", fake)
+        monkeypatch.setattr(tables.playing, "secrets", fake)
 
     return use
 
