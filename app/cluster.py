@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -60,8 +61,10 @@ class DueScheduler:
 
     def wake(self, code: str, snap=None) -> None:
         """Write when this table's next automatic step falls due (or that none does)."""
+        # A request's own connection stays open (connection_context would close it).
+        opened = db.connection_context() if db.is_closed() else contextlib.nullcontext()
         try:
-            with db.connection_context():
+            with opened:
                 if snap is None:
                     snap = self._current(code)
                     if snap is None:
@@ -195,18 +198,18 @@ class SharedPresence:
             s for s, until in seen.items() if until > now
         }
 
-    def absent_from(self, code: str, seat_id: int, now: float) -> tuple[bool, float | None]:
-        """(known, since): since None while a socket of the seat is open somewhere; else
-        the latest of its last-seen time and its sockets' expiry, if any."""
+    def absent_from(self, code: str, seat_id: int, now: float) -> tuple[bool, float | None] | None:
+        """(a socket of the seat is open somewhere, the latest of its last-seen time and
+        its sockets' expiry), or None when Redis does not answer."""
         shared = self.table(code)
         if shared is None:
-            return False, None
+            return None
         live, seen = shared
         until = live.get(seat_id)
         if until is not None and until > now:
             return True, None
         times = [t for t in (until, seen.get(seat_id)) if t is not None]
-        return True, (max(times) if times else None)
+        return False, (max(times) if times else None)
 
     # ----- heartbeat: refresh ours, reap the dead processes' ----------------------------
     def _beat(self) -> None:
@@ -277,3 +280,27 @@ class Fanout:
                     self.hub.push_local(code, what)
             except Exception:
                 log.exception("pushing table %s from another process failed", code)
+
+
+def init_app(app) -> DueScheduler:
+    """Turn on the multi-process mode for this process; returns its scheduler (the
+    caller starts it)."""
+    from .broker import Broker
+    from .hub import hub
+    from .presence import presence
+    from .tables import automation, store
+
+    broker = Broker(app.config["REDIS_URL"], app.config["REDIS_PREFIX"])
+    fanout = Fanout(app, broker, hub)
+    hub.set_fanout(fanout.publish)
+
+    def notify(code: str, seat_id: int, present: bool) -> None:
+        with app.app_context():  # listeners push and schedule, from the heartbeat thread
+            presence._notify(code, seat_id, present)
+
+    shared = SharedPresence(broker, presence.held, notify)
+    presence.share(shared)
+    shared.start()
+    broker.listen(fanout.received, fanout.resync)
+    app.extensions["skymo_broker"] = broker
+    return DueScheduler(automation.next_automatic, automation.run_automatic, store.current)

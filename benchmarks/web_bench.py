@@ -28,8 +28,9 @@ Printed at the end (a table, or JSON with --json):
 * errors, which should all be 0: HTTP answers other than 2xx/3xx and other than the
   expected "the table changed before your action arrived" (stale version) answer,
   failed requests, dropped sockets, pushes that never arrived, stalled tables;
-* accepted moves per second, the server's memory at the end (VmRSS and VmHWM of the
-  gunicorn worker from /proc/<pid>/status) and CPU used by server and benchmark;
+* accepted moves per second, the server's memory at the end (VmRSS and VmHWM of each
+  gunicorn worker from /proc/<pid>/status), CPU used by the server (all workers; also
+  per accepted move) and by the benchmark, and the machine's load average;
 * the table page's weight mid-game, fetched as a player with Accept-Encoding: gzip: the
   HTML, its stylesheet and scripts, raw and gzipped, and the total gzipped against the
   30 KB budget.
@@ -40,6 +41,15 @@ Usage, from the repository root with the project's virtualenv:
     .venv/bin/python benchmarks/web_bench.py --tables 10 --seconds 20 --server dev
     .venv/bin/python benchmarks/web_bench.py --moves 30 --think 0 --json > bench.json
     .venv/bin/python benchmarks/web_bench.py --end-score 10   # short games: rematches too
+
+Multi-process mode: --postgres URL (a PostgreSQL server; the run gets a fresh database
+on it, dropped at the end) with --redis URL (default redis://127.0.0.1:6379/0; the run
+gets its own key prefix, removed at the end) and --workers N (gunicorn processes; the
+kernel spreads the connections over them, so the players of one table mostly sit on
+different processes and their pushes cross through Redis):
+
+    PG=postgresql://postgres@127.0.0.1/postgres
+    .venv/bin/python benchmarks/web_bench.py --workers 2 --postgres $PG
 
 Options: --tables (100), --players (4), --seconds (60), --moves (0: no cap), --think
 (1.0), --ramp (10), --take (0.2: share of turns that take the discard), --end-score

@@ -1,6 +1,6 @@
 """app.broker against a real Redis: fan-out between processes (two brokers stand in for
 two processes), reconnection after the listener's connection is killed, Redis
-unreachable, and presence with expiry."""
+unreachable, and presence with expiry, alone and behind app.presence."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ import redis
 
 from app import broker as broker_module
 from app.broker import Broker
+from app.cluster import SharedPresence
+from app.presence import Presence
 from tests.scale.conftest import REDIS_URL
 
 
@@ -91,3 +93,34 @@ def test_presence_is_shared_and_expires_with_its_process(pair, monkeypatch):
     assert a.reap(now=later) == []
     live, seen = b.table_presence("ABCDEF")
     assert set(live) == {6} and seen[5] == pytest.approx(now + broker_module.LIVE_TTL)
+
+
+def shared_presence(broker: Broker) -> Presence:
+    """app.presence as one process of the multi-process mode sees it."""
+    presence = Presence()
+    presence.share(SharedPresence(broker, presence.held, presence._notify))
+    return presence
+
+
+def test_each_process_sees_the_sockets_and_requests_of_the_others(pair):
+    a, b = pair
+    on_a, on_b = shared_presence(a), shared_presence(b)
+    on_a.opened("ABCDEF", 5)
+    on_b.touch("ABCDEF", 6)  # a request without a socket: present for a minute
+    for presence in (on_a, on_b):
+        presence.shared.CACHE_SECONDS = 0
+        assert presence.present("ABCDEF") == {5, 6}
+    assert on_b.absent_from("ABCDEF", 5) is None  # a socket open in the other process
+    assert on_a.absent_from("ABCDEF", 6) == pytest.approx(time.time() + 60, abs=2)
+    on_a.closed("ABCDEF", 5)
+    assert on_b.absent_from("ABCDEF", 5) == pytest.approx(time.time(), abs=2)
+    assert on_b.present("ABCDEF") == {6}
+
+
+def test_without_redis_presence_is_this_processs_own():
+    on_a = shared_presence(Broker("redis://127.0.0.1:1/0", "skymo-down:"))
+    on_a.opened("ABCDEF", 5)  # nothing raises: a socket opens as usual
+    assert on_a.present("ABCDEF") == {5}
+    assert on_a.absent_from("ABCDEF", 5) is None
+    on_a.closed("ABCDEF", 5)
+    assert on_a.absent_from("ABCDEF", 5) == pytest.approx(time.time(), abs=2)
