@@ -20,6 +20,9 @@ from collections import defaultdict, deque
 import peewee as pw
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+from flask_babel import ngettext
 
 from . import games
 from .models import Result, Seat, Table, User, db
@@ -28,7 +31,7 @@ from .stats import DELETED_NAME
 USERNAME_RE = re.compile(r"[A-Za-z0-9_-]{3,20}")
 PASSWORD_MIN = 8
 PASSWORD_MAX = 1000  # hashing a megabyte on every attempt is a denial of service
-WRONG_CREDENTIALS = "Wrong username or password."
+WRONG_CREDENTIALS = _l("Wrong username or password.")
 
 hasher = PasswordHasher()
 _dummy: dict[str, str] = {}
@@ -57,10 +60,10 @@ class AccountError(Exception):
 def clean_username(raw) -> str:
     username = (raw or "").strip() if isinstance(raw, str) else ""
     if not username:
-        raise AccountError("Choose a username.", "username")
+        raise AccountError(_("Choose a username."), "username")
     if not USERNAME_RE.fullmatch(username):
         raise AccountError(
-            "A username has 3 to 20 characters: letters, digits, _ or -.", "username"
+            _("A username has 3 to 20 characters: letters, digits, _ or -."), "username"
         )
     return username
 
@@ -68,9 +71,11 @@ def clean_username(raw) -> str:
 def check_new_password(raw, field: str = "password") -> str:
     password = raw if isinstance(raw, str) else ""
     if len(password) < PASSWORD_MIN:
-        raise AccountError(f"A password has at least {PASSWORD_MIN} characters.", field)
+        message = _("A password has at least %(num)s characters.", num=PASSWORD_MIN)
+        raise AccountError(message, field)
     if len(password) > PASSWORD_MAX:
-        raise AccountError(f"A password has at most {PASSWORD_MAX} characters.", field)
+        message = _("A password has at most %(num)s characters.", num=PASSWORD_MAX)
+        raise AccountError(message, field)
     return password
 
 
@@ -91,7 +96,7 @@ def by_username(username: str) -> User | None:
 def create_user(username, password) -> User:
     username = clean_username(username)
     password = check_new_password(password)
-    taken = "That username is taken: choose another."
+    taken = _("That username is taken: choose another.")
     if by_username(username) is not None:
         raise AccountError(taken, "username")
     try:
@@ -130,7 +135,7 @@ def authenticate(username, password) -> User | None:
 
 def change_password(user: User, current, new) -> None:
     if not verify(user, current):
-        raise AccountError("That is not your current password.", "current_password")
+        raise AccountError(_("That is not your current password."), "current_password")
     new = check_new_password(new, "new_password")
     user.password_hash = hasher.hash(new)
     user.login_nonce = secrets.token_hex(8)  # every other session is signed out
@@ -193,13 +198,16 @@ def delete_user(user: User, password) -> None:
     """Remove the account. Refused while the user plays a game in progress; lobby seats
     are given up; finished games keep their results under "deleted player"."""
     if not verify(user, password):
-        raise AccountError("That is not your password.", "delete_password")
+        raise AccountError(_("That is not your password."), "delete_password")
     playing = games_in_progress(user)
     if playing:
         tables = ", ".join(playing)
         raise AccountError(
-            f"You are playing at table {tables}: finish or leave that game first, "
-            "then delete your account.",
+            _(
+                "You are playing at table %(tables)s: finish or leave that game first, "
+                "then delete your account.",
+                tables=tables,
+            ),
             "delete_password",
             409,
         )
@@ -273,5 +281,8 @@ class SignInLimiter:
 
 def too_many_message(seconds: float) -> str:
     minutes = max(1, math.ceil(seconds / 60))
-    unit = "minute" if minutes == 1 else "minutes"
-    return f"Too many sign-in attempts: try again in {minutes} {unit}."
+    return ngettext(
+        "Too many sign-in attempts: try again in %(num)d minute.",
+        "Too many sign-in attempts: try again in %(num)d minutes.",
+        minutes,
+    )

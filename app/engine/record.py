@@ -29,7 +29,7 @@ def to_record(game: Game) -> dict:
             "grids": rnd.dealt["grids"],
             "discard": rnd.dealt["discard"],
             "draw_pile": rnd.dealt["draw_pile"],
-            "starter": rnd.starter,
+            "starter": rnd.first_turn,
             "moves": list(rnd.moves),
         }
         if rnd.result is not None:
@@ -99,10 +99,13 @@ def replay_steps(record: dict):
         if game.rounds and game.phase != ROUND_OVER:
             raise RecordError(f"round {number}: the previous round did not end", number)
         try:
-            game.start_next_round(
-                seating=rnd_data["seating"], deck=deck, starter=rnd_data.get("starter")
-            )
+            starter = rnd_data.get("starter")
+            if starter is not None and starter not in rnd_data["seating"]:
+                raise RecordError(f"round {number}: the starter {starter} is not seated", number)
+            game.start_next_round(seating=rnd_data["seating"], deck=deck, starter=starter)
         except (IllegalMove, KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, RecordError):
+                raise
             reason = exc.reason if isinstance(exc, IllegalMove) else repr(exc)
             raise RecordError(f"round {number}: {reason}", number) from exc
         yield game, {"kind": "deal", "round": number}
@@ -119,6 +122,7 @@ def replay_steps(record: dict):
                     f"round {number}, move {index + 1} ({move}): {reason}", number, index + 1
                 ) from exc
             yield game, {"kind": "move", "round": number, "move": index + 1, "data": move}
+        _check_starter(game.round, rnd_data)
         _check_result(game, rnd_data)
         previous = rnd_data
     if game.phase == SCORING:
@@ -162,6 +166,17 @@ def _apply_move(game: Game, move: dict) -> None:
         game.apply(player, Forfeit())
     else:
         raise IllegalMove(f"unknown move type {kind!r}")
+
+
+def _check_starter(rnd, rnd_data: dict) -> None:
+    """The recorded starter played the round's first turn. In a round without turns it
+    is null; the player the rules named is accepted too (other implementations)."""
+    recorded = rnd_data.get("starter")
+    first = rnd.first_turn
+    if recorded == first or (first is None and recorded == rnd.starter):
+        return
+    played = f"{first} played the first turn" if first else "nobody played a turn"
+    raise RecordError(f"round {rnd.number}: the starter is {recorded}, but {played}")
 
 
 def _check_result(game: Game, rnd_data: dict) -> None:

@@ -20,6 +20,7 @@ from flask import (
     session,
     url_for,
 )
+from flask_babel import gettext as _
 from flask_login import LoginManager, UserMixin, current_user, login_user, logout_user
 
 from .. import accounts
@@ -189,9 +190,11 @@ def delete_account():
     session.clear()
     return page(
         "pages/notice.html",
-        title="Account deleted",
-        message="Your account is deleted. Your games stay in the others' history "
-        "under “deleted player”. You can still play as a guest.",
+        title=_("Account deleted"),
+        message=_(
+            "Your account is deleted. Your games stay in the others' history "
+            "under “deleted player”. You can still play as a guest."
+        ),
     )
 
 

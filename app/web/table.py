@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, session, url_for
+from flask_babel import gettext as _
 
 from .. import accounts, games
 from ..engine import DiscardDrawn, Draw, KeepDrawn, Reveal, TakeDiscard
@@ -70,7 +71,7 @@ def act(code: str, fn, *args, **kwargs):
     try:
         fn(code, seat, *args, **kwargs)
     except games.Stale:
-        notice = "The table changed before your action arrived: here it is now."
+        notice = _("The table changed before your action arrived: here it is now.")
         return render_table(code, error=notice, status=409 if not is_htmx() else 200)
     except games.TableError as exc:
         return render_table(
@@ -156,8 +157,8 @@ def parse_action(form):
     except (TypeError, ValueError):
         if kind == "discard_drawn" and not any(form.get(k) for k in ("row", "col", "pos")):
             return DiscardDrawn(None)
-        raise games.TableError("That is not a position on your grid.") from None
-    raise games.TableError("That is not a move of this game.")
+        raise games.TableError(_("That is not a position on your grid.")) from None
+    raise games.TableError(_("That is not a move of this game."))
 
 
 @bp.post("/<code>/move")
