@@ -16,6 +16,7 @@ from flask_babel import gettext as _
 
 from .engine import DOWN, GONE, RecordError
 from .engine.record import FORMAT, replay_steps
+from .i18n import describe_penalty
 from .web.render import card_tone, log_line
 
 MAX_BYTES = 1_000_000  # the longest real games are a few tens of KB
@@ -233,6 +234,6 @@ def round_result(game, result: dict, names: dict) -> dict:
             name=names[ender],
             raw=result["raw"][ender],
             score=result["scores"][ender],
-            rule=game.rules.penalty.describe(),
+            rule=describe_penalty(game.rules.penalty),
         )
     return {"rows": rows, "note": note, "ender": names.get(ender)}
