@@ -16,8 +16,7 @@ from flask_babel import gettext as _
 
 from .engine import DOWN, GONE, RecordError
 from .engine.record import FORMAT, replay_steps
-from .i18n import describe_penalty
-from .web.render import card_tone, log_line
+from .web.render import card_tone, log_line, round_result
 
 MAX_BYTES = 1_000_000  # the longest real games are a few tens of KB
 
@@ -165,13 +164,13 @@ def board(game, info: dict) -> dict:
             for c in range(grid.cols):
                 i = r * grid.cols + c
                 value, state = grid.values[i], grid.state[i]
-                where = _("Row %(r)d, column %(c)d", r=r + 1, c=c + 1)
+                where = _("Row %(row)s, column %(col)s", row=r + 1, col=c + 1)
                 if state == GONE:
                     label = _("%(where)s: cleared", where=where)
                 elif state == DOWN:
-                    label = _("%(where)s: %(v)d, face down", where=where, v=value)
+                    label = _("%(where)s: %(card)s, face down", where=where, card=value)
                 else:
-                    label = f"{where}: {value}"
+                    label = _("%(where)s: %(card)s", where=where, card=value)
                 row.append(
                     {
                         "value": value,
@@ -194,7 +193,7 @@ def board(game, info: dict) -> dict:
         )
     result = None
     if info["kind"] == "result" and rnd.result:
-        result = round_result(game, rnd.result, names)
+        result = round_result(game, rnd.result, names, None)
     return {
         "round": rnd.number,
         "players": players,
@@ -211,29 +210,3 @@ def board(game, info: dict) -> dict:
         if game.is_over
         else None,
     }
-
-
-def round_result(game, result: dict, names: dict) -> dict:
-    ender = result["ender"]
-    rows = [
-        {
-            "name": names[pid],
-            "raw": raw,
-            "score": result["scores"][pid],
-            "total": result["totals"][pid],
-            "ender": pid == ender,
-            "penalised": result["scores"][pid] != raw,
-        }
-        for pid, raw in result["raw"].items()
-    ]
-    note = None
-    if ender in result["raw"] and result["scores"][ender] != result["raw"][ender]:
-        note = _(
-            "%(name)s ended the round without the strictly lowest score: %(raw)d became "
-            "%(score)d (%(rule)s).",
-            name=names[ender],
-            raw=result["raw"][ender],
-            score=result["scores"][ender],
-            rule=describe_penalty(game.rules.penalty),
-        )
-    return {"rows": rows, "note": note, "ender": names.get(ender)}
