@@ -1,7 +1,8 @@
 """Sweep the engine: `python -m app.sweep --games 10000`.
 
-Plays bot games over random rule sets (every option, 2 to 8 players, every bot) with
-players forfeiting at random moments: during setup, holding a drawn card, out of turn,
+Plays bot games over random rule sets (every option, 2 to 8 players, every bot), half
+the rounds dealt from decks stacked so that lines clear often, with players
+forfeiting at random moments: during setup, holding a drawn card, out of turn,
 between rounds. Every game must finish without an exception, every card must stay in
 play, and every game's record must be well formed (a round's `starter` played its
 first turn) and replay to the identical record. Game `i` of seed `s` is the same game
@@ -74,6 +75,17 @@ def random_table(rng: random.Random) -> tuple[RuleSet, list[Player], float]:
     return rules, seats, forfeit_rate
 
 
+def stacked_deck(rng: random.Random) -> list[int] | None:
+    """Half the rounds: the engine's own shuffle (None). The other half: a shuffle that
+    keeps equal cards near each other, so grids get many equal cards and lines clear
+    often, several at once (rare with a fair shuffle, and where defects hid)."""
+    if rng.random() < 0.5:
+        return None
+    rank = {v: rng.random() * 13 for v in set(DECK)}
+    spread = rng.choice([0.3, 1.0, 3.0])
+    return sorted(DECK, key=lambda v: rank[v] + rng.gauss(0, spread))
+
+
 def cards_in_play(game: Game) -> Counter:
     rnd = game.round
     cards = Counter(rnd.discard) + Counter(rnd.draw_pile)
@@ -87,19 +99,55 @@ def cards_in_play(game: Game) -> Counter:
 FULL_DECK = Counter(DECK)
 
 
-def play(index: int, seed: str) -> Game:
-    """Play sweep game `index` of `seed` to its end, checking it as it goes."""
+def features(rules: RuleSet, seats: list[Player]) -> list[str]:
+    """What a game exercises, for the sweep's coverage counts."""
+    return [
+        f"{len(seats)} players",
+        f"grid {rules.rows}x{rules.cols}",
+        f"{rules.initial_flips} initial flips",
+        f"penalty {rules.penalty.mode}",
+        f"reseat {rules.reseat}",
+        f"clear_rows {'on' if rules.clear_rows else 'off'}",
+        f"running score {'shown' if rules.show_running_score else 'hidden'}",
+        *{f"bot {p.bot}" for p in seats},
+    ]
+
+
+def moment(game: Game, player: str) -> str:
+    """When a forfeit happens, in the game's words."""
+    rnd = game.round
+    if game.phase == SETUP:
+        return "forfeit during setup"
+    if game.phase == ROUND_OVER:
+        return "forfeit between rounds"
+    if rnd.turn != player:
+        return "forfeit out of turn"
+    if rnd.drawn is not None:
+        return "forfeit holding a drawn card"
+    if rnd.first_turn is None:
+        return "forfeit before the round's first turn"
+    return "forfeit on their turn"
+
+
+def play(index: int, seed: str, seen: Counter | None = None) -> Game:
+    """Play sweep game `index` of `seed` to its end, checking it as it goes; `seen`
+    counts the features and forfeit moments it exercised."""
     rng = random.Random(f"sweep:{seed}:{index}")
     rules, seats, forfeit_rate = random_table(rng)
-    game = Game(seats, rules, seed=f"{seed}-{index}", game_id=f"sweep-{seed}-{index}")
+    seen = Counter() if seen is None else seen
+    seen.update(features(rules, seats))
+    game = Game(seats, rules, seed=f"{seed}-{index}", game_id=f"sweep-{seed}-{index}", deal=False)
+    game.start_next_round(deck=stacked_deck(rng))
     bots = {p.id: BOTS[p.bot] for p in seats}
     for _ in range(MAX_STEPS):
         if game.phase == GAME_OVER:
             return game
         if rng.random() < forfeit_rate:
-            game.apply(rng.choice(game.active()), Forfeit())
+            who = rng.choice(game.active())
+            seen[moment(game, who)] += 1
+            game.apply(who, Forfeit())
         elif game.phase == ROUND_OVER:
-            game.start_next_round()
+            game.start_next_round(deck=stacked_deck(rng))
         else:
             if game.phase == SETUP:  # reveals interleave in any order
                 left = game.round.setup_left
@@ -139,10 +187,11 @@ class Sweep:
     rounds: int = 0
     forfeits: int = 0
     failures: list[tuple[int, str]] = field(default_factory=list)
+    seen: Counter = field(default_factory=Counter)
 
     def run_one(self, index: int) -> None:
         try:
-            game = play(index, self.seed)
+            game = play(index, self.seed, self.seen)
             check_record(game)
         except Exception as exc:  # noqa: BLE001 - every failure is reported, none stops the sweep
             where = traceback.extract_tb(exc.__traceback__)[-1]
@@ -198,6 +247,8 @@ def main(argv: list[str] | None = None) -> int:
         f"sweep seed {args.seed}: {sweep.games} games, {sweep.rounds} rounds, "
         f"{sweep.forfeits} forfeits, {len(sweep.failures)} failed, {seconds:.0f} s"
     )
+    moments = sorted((k, n) for k, n in sweep.seen.items() if k.startswith("forfeit"))
+    print("  " + ", ".join(f"{k[len('forfeit ') :]}: {n}" for k, n in moments))
     for index, error in sweep.failures:
         print(f"  game {index}: {error}")
         print(f"    again: python -m app.sweep --seed {args.seed} --first {index} --games 1")
