@@ -155,7 +155,16 @@ class Round:
         self.moves: list[dict] = []  # record moves (skymo.game/1)
         self.log: list[dict] = []  # public events, for the table's move log
         self.result: dict | None = None
-        self.recorded_starter: str | None = None  # replays: who won a drawing of lots
+        self.recorded_starter: str | None = None  # replays: who played the first turn
+
+    @property
+    def first_turn(self) -> str | None:
+        """Who played the round's first turn (a record's `starter`), None until someone
+        did. Not always `starter`, whom the rules named: they may leave before playing."""
+        for move in self.moves:
+            if move["type"] in ("take_discard", "draw"):
+                return move["player"]
+        return None
 
     def to_dict(self) -> dict:
         return {
@@ -258,8 +267,8 @@ class Game:
 
     # ----- rounds --------------------------------------------------------------------
     def start_next_round(self, *, seating=None, deck=None, starter=None) -> None:
-        """Deal a new round. `seating`, `deck` and `starter` replay a record's choices:
-        the starter only where the rules draw lots, and it must be one of the tied."""
+        """Deal a new round. `seating`, `deck` and `starter` replay a record's choices;
+        `starter` (who played the first turn) only settles a drawing of lots."""
         if self.rounds and self.phase != ROUND_OVER:
             raise IllegalMove("The round is still being played")
         rules = self.rules
@@ -317,8 +326,6 @@ class Game:
         if len(self.rounds) > 1:
             previous_ender = self.rounds[-2].result and self.rounds[-2].result["ender"]
             if previous_ender in playing:
-                if rnd.recorded_starter not in (None, previous_ender):
-                    raise IllegalMove(f"{previous_ender} ended the last round and starts")
                 return previous_ender
         if self.rules.initial_flips == 0:
             return self._draw_lots(playing)
@@ -331,17 +338,24 @@ class Game:
             tied = [p for p in tied if highs[p] == top]
         if len(tied) > 1:
             return self._draw_lots(tied)
-        if rnd.recorded_starter not in (None, tied[0]):
-            raise IllegalMove(f"{tied[0]} starts by the rules, not {rnd.recorded_starter}")
         return tied[0]
 
     def _draw_lots(self, candidates: list[str]) -> str:
-        recorded = self.round.recorded_starter
-        if recorded is not None:
-            if recorded not in candidates:
-                raise IllegalMove(f"{recorded} cannot start: the lots are among {candidates}")
-            return recorded
-        return self._rng(self.round.number, "starter").choice(candidates)
+        rnd = self.round
+        first = rnd.recorded_starter
+        if first is None:
+            return self._rng(rnd.number, "starter").choice(candidates)
+        if first in candidates:
+            return first
+        # A replay: the winner left before playing and the turn passed on to `first`.
+        # The nearest candidate before `first` in seat order gives the same play (the
+        # replay checks the rest: whoever is wrong here makes a later move illegal).
+        seating = rnd.seating
+        at = seating.index(first)
+        for step in range(1, len(seating)):
+            if seating[at - step] in candidates:
+                return seating[at - step]
+        raise AssertionError("no candidate in the seating")
 
     # ----- moves ---------------------------------------------------------------------
     def legal_actions(self, player_id: str) -> list[Action]:

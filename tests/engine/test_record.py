@@ -252,7 +252,7 @@ def test_conformance_record_replays(record):
     assert len(game.rounds) == len(record["rounds"])
     for mine, theirs in zip(game.rounds, record["rounds"], strict=True):
         assert mine.seating == theirs["seating"]
-        assert mine.starter == theirs["starter"]
+        assert mine.first_turn == theirs["starter"] or no_turn_named(mine, theirs)
         assert mine.result == theirs.get("result")
     final = record["final"]
     assert game.is_over == final["ended"]
@@ -260,8 +260,18 @@ def test_conformance_record_replays(record):
     assert game.forfeited == final["forfeited"]
     # writing it again gives the same deal, moves and results
     again = to_record(game)
-    for mine, theirs in zip(again["rounds"], record["rounds"], strict=True):
+    for rnd, mine, theirs in zip(game.rounds, again["rounds"], record["rounds"], strict=True):
+        if no_turn_named(rnd, theirs):
+            assert mine["starter"] is None
+            mine = {**mine, "starter": theirs["starter"]}
         assert mine == theirs
+
+
+def no_turn_named(rnd, theirs: dict) -> bool:
+    """A round without any turn whose record names the player the rules chose to start
+    (one conformance record does); Skymo writes null there (docs/design.md)."""
+    named = theirs["starter"]
+    return rnd.first_turn is None and named is not None and named == rnd.starter
 
 
 def test_conformance_records_cover_the_rules():
