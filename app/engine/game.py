@@ -358,28 +358,36 @@ class Game:
         raise AssertionError("no candidate in the seating")
 
     # ----- moves ---------------------------------------------------------------------
+    def stage(self, player_id: str) -> str | None:
+        """Where `player_id` is in a move now: "setup" (first flips left), "take" (their
+        turn, nothing drawn), "drawn" (their turn, a card drawn), or None (no move)."""
+        phase = self.phase
+        if phase != SETUP and phase != PLAY or player_id in self.forfeited or not self.rounds:
+            return None
+        rnd = self.rounds[-1]
+        if player_id not in rnd.grids:
+            return None
+        if phase == SETUP:
+            return "setup" if rnd.setup_left.get(player_id, 0) > 0 else None
+        if rnd.turn != player_id:
+            return None
+        return "take" if rnd.drawn is None else "drawn"
+
     def legal_actions(self, player_id: str) -> list[Action]:
         """Every move `player_id` may make now (Forfeit excepted: always allowed)."""
-        if self.phase != SETUP and self.phase != PLAY or player_id in self.forfeited:
+        stage = self.stage(player_id)
+        if stage is None:
             return []
-        rnd = self.round
-        grid = rnd.grids.get(player_id)
-        if grid is None:
-            return []
-        cols = grid.cols
-        if self.phase == SETUP:
-            if rnd.setup_left.get(player_id, 0) <= 0:
-                return []
-            return [Reveal(i // cols, i % cols) for i, s in enumerate(grid.state) if s == DOWN]
-        if rnd.turn != player_id:
-            return []
-        if rnd.drawn is None:
-            return [Draw()] + [
-                TakeDiscard(i // cols, i % cols) for i, s in enumerate(grid.state) if s != GONE
-            ]
-        keeps = [KeepDrawn(i // cols, i % cols) for i, s in enumerate(grid.state) if s != GONE]
-        flips = [DiscardDrawn((i // cols, i % cols)) for i, s in enumerate(grid.state) if s == DOWN]
-        return keeps + (flips or [DiscardDrawn(None)])
+        grid = self.round.grids[player_id]
+        state = grid.state
+        reveal, take, keep, flip = _cell_actions(grid.rows, grid.cols)
+        if stage == "setup":
+            return [reveal[i] for i, s in enumerate(state) if s == DOWN]
+        if stage == "take":
+            return [_DRAW] + [take[i] for i, s in enumerate(state) if s != GONE]
+        keeps = [keep[i] for i, s in enumerate(state) if s != GONE]
+        flips = [flip[i] for i, s in enumerate(state) if s == DOWN]
+        return keeps + (flips or [_DISCARD_NOTHING])
 
     def apply(self, player_id: str, action: Action) -> list[dict]:
         """Apply one move, or raise IllegalMove and change nothing.
@@ -728,6 +736,26 @@ class Game:
         game.game_seating = data["game_seating"]
         game.rounds = [Round.from_dict(rules, r) for r in data["rounds"]]
         return game
+
+
+# Moves are immutable: each one a player can make on a grid shape is made once.
+_DRAW = Draw()
+_DISCARD_NOTHING = DiscardDrawn(None)
+_CELL_ACTIONS: dict[tuple[int, int], tuple[tuple[Action, ...], ...]] = {}
+
+
+def _cell_actions(rows: int, cols: int) -> tuple[tuple[Action, ...], ...]:
+    """For a grid shape: the Reveal, TakeDiscard, KeepDrawn and DiscardDrawn of each cell."""
+    found = _CELL_ACTIONS.get((rows, cols))
+    if found is None:
+        cells = [divmod(i, cols) for i in range(rows * cols)]
+        found = _CELL_ACTIONS[(rows, cols)] = (
+            tuple(Reveal(r, c) for r, c in cells),
+            tuple(TakeDiscard(r, c) for r, c in cells),
+            tuple(KeepDrawn(r, c) for r, c in cells),
+            tuple(DiscardDrawn((r, c)) for r, c in cells),
+        )
+    return found
 
 
 _HANDLERS = {

@@ -13,6 +13,7 @@ from flask_babel import gettext as _
 
 from .. import accounts, games
 from ..engine import DiscardDrawn, Draw, KeepDrawn, Reveal, TakeDiscard
+from ..engine.rules import BOUNDS
 from ..hub import hub
 from .auth import signed_in
 from .lobby import remember_seat
@@ -20,6 +21,20 @@ from .render import table_context
 from .security import csrf_token
 
 bp = Blueprint("table", __name__, url_prefix="/t")
+
+
+@bp.app_context_processor
+def limits() -> dict:
+    """Ranges and delays the table's text states, from where they are enforced (the
+    rules' bounds, the lobby's timers, the server's settings), for pages and pushes."""
+    return {
+        "rule_bounds": {
+            **BOUNDS,
+            "grace_seconds": games.GRACE_RANGE,
+            "rejoin_seconds": games.REJOIN_RANGE,
+        },
+        "next_round_seconds": f"{games.settings.next_round_seconds:g}",
+    }
 
 
 def current_seat(table):

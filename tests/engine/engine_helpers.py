@@ -28,6 +28,7 @@ from app.engine import (
     Player,
     Reveal,
     RuleSet,
+    action_from_dict,
     view,
 )
 
@@ -142,6 +143,8 @@ def check_view(game: Game, text: bool = False) -> None:
         vr = data["round"]
         if text:
             assert "draw_pile" not in json.dumps(data)
+        legal = game.legal_actions(me) if me is not None else []
+        assert [action_from_dict(a) for a in data["legal"]] == legal
         assert "draw_pile" not in vr
         for p, rows in vr["grids"].items():
             grid = rnd.grids[p]

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from web_helpers import each, parse, seat_table, start
 
+from app import games
+from app.engine.rules import BOUNDS
 from app.models import Seat, Table
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,6 +44,20 @@ def test_security_headers_on_pages(client):
     assert response.headers["X-Content-Type-Options"] == "nosniff"
     assert response.headers["X-Frame-Options"] == "DENY"
     assert response.headers["Referrer-Policy"] == "same-origin"
+
+
+def test_the_rules_form_states_the_ranges_the_rules_enforce(browser):
+    host = browser()
+    code = host.create("Ann")
+    form = parse(host.get(f"/t/{code}").data).by_id("rules-form")
+    for name, (low, high) in {
+        **BOUNDS,
+        "grace_seconds": games.GRACE_RANGE,
+        "rejoin_seconds": games.REJOIN_RANGE,
+    }.items():
+        field = form.find("input", name=name.replace(".", "_"))
+        assert (field.attrs["min"], field.attrs["max"]) == (str(low), str(high)), name
+        assert f"{low}–" in field.parent.text()
 
 
 # ----- GET /public -------------------------------------------------------------------------
