@@ -63,9 +63,11 @@ def select_locale() -> str:
 def remember(response):
     """After a ?lang= choice: the cookie, and the account's preference when signed in.
     A signed-in account without a preference adopts the one this browser remembers."""
-    if request.headers.get("Upgrade", "").lower() == "websocket":
-        return response  # the socket repeats the page's language; it chooses nothing
+    if request.endpoint == "static" or request.headers.get("Upgrade", "").lower() == "websocket":
+        return response  # an asset chooses nothing; a socket repeats its page's language
     chosen = chosen_now()
+    if chosen is None and COOKIE not in request.cookies:
+        return response  # nothing chosen here or before: nothing to remember
     if chosen is not None and request.cookies.get(COOKIE) != chosen:
         response.set_cookie(
             COOKIE,
