@@ -62,7 +62,7 @@ def create_app(config: dict | None = None) -> Flask:
     games.init_app(app)
     sock.init_app(app)
 
-    from .web import auth, compress, lobby, score, security, table, ws
+    from .web import auth, compress, lobby, replay, score, security, table, ws
     from .web import stats as stats_pages
 
     security.init_app(app)
@@ -72,5 +72,6 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_blueprint(table.bp)
     app.register_blueprint(stats_pages.bp)
     score.init_app(app)
+    replay.init_app(app)
     ws.init_app(app)
     return app
