@@ -41,6 +41,9 @@ def create_app(config: dict | None = None) -> Flask:
         NEXT_ROUND_SECONDS=float(os.environ.get("SKYMO_NEXT_ROUND_SECONDS", "20")),
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
+        # The cookie is re-sent only when the session changes (a seat, a sign-in), not
+        # re-signed on every request; it lasts 30 days from then.
+        SESSION_REFRESH_EACH_REQUEST=False,
         SESSION_COOKIE_SECURE=os.environ.get("SKYMO_SECURE_COOKIES", "") == "1",
         PERMANENT_SESSION_LIFETIME=60 * 60 * 24 * 30,
         SOCK_SERVER_OPTIONS={"ping_interval": 25, "max_message_size": 4096},

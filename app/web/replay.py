@@ -11,7 +11,7 @@ from flask import Blueprint, abort, render_template, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from .. import replays, tables
-from .render import card_tone
+from .presenter import card_tone
 from .security import csrf_token
 
 bp = Blueprint("replay", __name__)
