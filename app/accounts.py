@@ -138,9 +138,10 @@ def change_password(user: User, current, new) -> None:
 
 
 # ----- seats and results ---------------------------------------------------------------
-def find_seat(table: Table, token: str | None, user: User | None) -> Seat | None:
-    """The visitor's seat: by the seat token of their session, else by their account.
-    A seat that belongs to an account is only ever that account's."""
+def find_seat(table: Table | str, token: str | None, user: User | None) -> Seat | None:
+    """The visitor's seat at a table (the row or its code): by the seat token of their
+    session, else by their account. A seat that belongs to an account is only ever that
+    account's."""
     user_id = user.id if user is not None else None
     seat = tables.seat_by_token(table, token)
     if seat is not None and seat.user_id is not None and seat.user_id != user_id:

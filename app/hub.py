@@ -34,6 +34,7 @@ class Connection:
     send: Callable[[str], None]
     base_url: str = "http://localhost/"  # for absolute links (the invite URL)
     name: str = ""  # a signed-in visitor's username, prefilled in the join form
+    locale: str = "en"  # the language of the page that opened the socket: pushes use it
     # True: a sender thread writes from a queue (sockets); False: send() is called by
     # whoever publishes (tests that capture pushes).
     queued: bool = False

@@ -66,6 +66,11 @@ class Table(BaseModel):
     created_at = pw.DateTimeField(default=utcnow)
     updated_at = pw.DateTimeField(default=utcnow, index=True)
 
+    class Meta:
+        # A move writes its state, version and time, not every column again (fields are
+        # always assigned, never changed in place, so Peewee sees what changed).
+        only_save_dirty = True
+
 
 class User(BaseModel):
     """An optional account: stats, history and a place on the leaderboard."""
@@ -76,6 +81,7 @@ class User(BaseModel):
     # Part of the flask-login id: changing it (new password) signs out every other session.
     login_nonce = pw.CharField(max_length=32)
     created_at = pw.DateTimeField(default=utcnow)
+    language = pw.CharField(max_length=8, null=True)  # chosen with ?lang=; None: not chosen
 
 
 class Seat(BaseModel):
@@ -214,6 +220,14 @@ def _migrate(database) -> None:
     would fail creating the index of a missing column): runs before create_tables."""
     from playhouse.migrate import SchemaMigrator, migrate
 
+    user = User._meta.table_name
+    if database.table_exists(user) and "language" not in {
+        c.name for c in database.get_columns(user)
+    }:
+        with database.atomic():
+            migrate(
+                SchemaMigrator.from_database(database).add_column(user, "language", User.language)
+            )
     seat = Seat._meta.table_name
     if not database.table_exists(seat):
         return

@@ -60,6 +60,15 @@ class Snapshot:
         return next((s for s in self.seats if s.id == seat_id), None)
 
 
+@dataclass(frozen=True)
+class Cached:
+    version: int
+    seats: list[Seat]
+    game: Game | None
+    past_rounds: int
+    at: float
+
+
 def fork(game: Game | None) -> Game | None:
     """A copy of `game` that may be changed without touching the original: finished
     rounds are shared (nothing changes them), the current round is copied."""
@@ -90,14 +99,16 @@ class Store:
     snapshots, keyed by table version."""
 
     CACHE_SIZE = 4000  # tables whose loaded game stays in memory
-    IDLE_SECONDS = 15 * 60  # a table unchanged this long leaves the cache
+    IDLE_SECONDS = 5 * 60  # a table unchanged this long leaves the cache
 
     def __init__(self):
         self._locks: dict[str, threading.Lock] = defaultdict(threading.Lock)
         self._users: dict[str, int] = defaultdict(int)  # holders and waiters per lock
         self._guard = threading.Lock()
         self._write_lock = threading.Lock()
-        self._cache: OrderedDict[str, tuple[Snapshot, float]] = OrderedDict()
+        # code -> (version, seats, game, past rounds, when remembered). The version is
+        # kept apart: the change step changes its copy of the row, never this entry.
+        self._cache: OrderedDict[str, Cached] = OrderedDict()
 
     # ----- locking -------------------------------------------------------------------
     @contextmanager
@@ -138,9 +149,8 @@ class Store:
     def snapshot_of(self, table: Table) -> Snapshot:
         with self._guard:
             hit = self._cache.get(table.code)
-        if hit is not None and hit[0].version == table.version:
-            cached = hit[0]
-            return Snapshot(table, cached.seats, cached.game, cached.past_rounds)
+        if hit is not None and hit.version == table.version:
+            return Snapshot(table, hit.seats, hit.game, hit.past_rounds)
         game, past = self._load_game(table)
         snap = Snapshot(table, seats_of(table), game, past)
         self.remember(snap)
@@ -222,17 +232,21 @@ class Store:
     def remember(self, snap: Snapshot) -> None:
         """Keep a committed snapshot (the change step and readers call this)."""
         now = time.monotonic()
+        entry = Cached(snap.version, snap.seats, snap.game, snap.past_rounds, now)
         with self._guard:
-            self._cache[snap.code] = (snap, now)
+            current = self._cache.get(snap.code)
+            if current is not None and current.version > entry.version:
+                return  # a newer one was remembered meanwhile
+            self._cache[snap.code] = entry
             self._cache.move_to_end(snap.code)
             while len(self._cache) > self.CACHE_SIZE:
                 self._cache.popitem(last=False)
             oldest = next(iter(self._cache.values()))
-            if now - oldest[1] > self.IDLE_SECONDS:
+            if now - oldest.at > self.IDLE_SECONDS:
                 self._drop_idle(now)
 
     def _drop_idle(self, now: float) -> None:
-        for code in [c for c, (_, t) in self._cache.items() if now - t > self.IDLE_SECONDS]:
+        for code in [c for c, e in self._cache.items() if now - e.at > self.IDLE_SECONDS]:
             del self._cache[code]
 
     def forget(self, code: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, session, url_for
+from flask_babel import get_locale
 from flask_babel import gettext as _
 
 from .. import accounts, tables
@@ -17,7 +18,7 @@ from ..engine.rules import BOUNDS
 from ..presence import presence
 from .auth import signed_in
 from .lobby import remember_seat
-from .render import table_context
+from .render import pushed_answer, table_context
 from .security import csrf_token
 
 bp = Blueprint("table", __name__, url_prefix="/t")
@@ -39,16 +40,17 @@ def limits() -> dict:
 
 def current_seat(table):
     """By the seat token of this browser, or by the signed-in account (any device):
-    resolved once per request."""
+    resolved once per request. `table` is the row or just its code."""
+    code = table if isinstance(table, str) else table.code
     # Kept on the request (not on `g`: an app context can outlive one request).
     cache = request.environ.setdefault("skymo.seats", {})
-    if table.code not in cache:
-        token = session.get("seats", {}).get(table.code)
-        seat = accounts.find_seat(table, token, signed_in())
+    if code not in cache:
+        token = session.get("seats", {}).get(code)
+        seat = accounts.find_seat(code, token, signed_in())
         if seat is not None:
-            presence.touch(table.code, seat.id)  # a request counts as presence (no-JS players)
-        cache[table.code] = seat
-    return cache[table.code]
+            presence.touch(code, seat.id)  # a request counts as presence (no-JS players)
+        cache[code] = seat
+    return cache[code]
 
 
 def is_htmx() -> bool:
@@ -66,6 +68,10 @@ def render_table(code: str, *, status: int = 200, page: bool = False, snap=None,
     elif snap.table.status == snap.table.CLOSED:
         return render_error(_("There is no table with that code."), 404)
     seat = current_seat(snap.table)
+    if not page and not extra and is_htmx():
+        html = pushed_answer(snap, seat, csrf_token(), str(get_locale()))
+        if html is not None:
+            return html, status
     ctx = table_context(snap, seat, **extra)
     ctx["csrf"] = csrf_token()
     user = signed_in()
@@ -88,12 +94,9 @@ def done(code: str, snap=None, **extra):
 
 
 def act(code: str, fn, *args, **kwargs):
-    """Run a service call and answer it; bad input changes nothing and says why."""
-    try:
-        table = tables.get_table(code)
-    except tables.TableError as exc:
-        return render_error(exc.message, exc.status)
-    seat = current_seat(table)
+    """Run a service call and answer it; bad input changes nothing and says why. (A
+    table that does not exist is the change step's TableError: 404.)"""
+    seat = current_seat(code)
     try:
         snap = fn(code, seat, *args, **kwargs)
     except tables.Stale:
