@@ -275,8 +275,13 @@ class Fanout:
                 if what is None:
                     self._running.discard(code)
                     return
+            conns = self.hub.connections(code)
+            if not conns:
+                continue
             try:
-                with self.app.app_context():
+                # As a request from the sockets' page: links and form actions come out
+                # relative, as in the pushes of the process that made the change.
+                with self.app.test_request_context(base_url=conns[0].base_url):
                     self.hub.push_local(code, what)
             except Exception:
                 log.exception("pushing table %s from another process failed", code)
