@@ -59,18 +59,27 @@ class Broker:
         self.listening = threading.Event()  # set while the listener is subscribed
         self._stop = threading.Event()
 
+    def down(self) -> bool:
+        """Redis failed a moment ago: callers skip it for RETRY_AFTER_FAILURE seconds
+        rather than each waiting for a connection that will not come."""
+        return time.monotonic() < self._skip_until
+
+    def failed(self, exc: Exception, what: str) -> None:
+        self._skip_until = time.monotonic() + RETRY_AFTER_FAILURE
+        log.warning("Redis %s failed: %s", what, exc)
+
     # ----- fan-out -------------------------------------------------------------------
     def publish(self, code: str, what: str, version: int | None) -> bool:
-        """Tell the other processes that `code` changed; False if Redis is unreachable."""
-        if time.monotonic() < self._skip_until:
+        """Tell the other processes that `code` changed; False if Redis is unreachable
+        (pushes resume when it is back: the listeners resync)."""
+        if self.down():
             return False
         message = json.dumps({"c": code, "w": what, "v": version, "p": self.process})
         try:
             self.redis.publish(self.channel, message)
             return True
         except redis.RedisError as exc:
-            self._skip_until = time.monotonic() + RETRY_AFTER_FAILURE
-            log.warning("Redis publish failed (pushes resume when it is back): %s", exc)
+            self.failed(exc, "publish")
             return False
 
     def listen(

@@ -131,7 +131,7 @@ def claim_due(now: float) -> list[str]:
 class SharedPresence:
     """Presence kept in Redis (app.broker) for app.presence: who has a socket open in
     any process, and when each seat was last seen. Every call falls back to what this
-    process knows itself when Redis does not answer (`local` is app.presence's answer)."""
+    process knows itself when Redis does not answer."""
 
     CACHE_SECONDS = 0.2  # one Redis round trip serves the lookups of one change
 
@@ -164,10 +164,12 @@ class SharedPresence:
     def _write(self, code: str, fn) -> None:
         with self._lock:
             self._cache.pop(code, None)
+        if self.broker.down():
+            return  # the heartbeat writes this process's sockets again once it is back
         try:
             fn()
-        except Exception as exc:  # Redis down: the heartbeat writes sockets again later
-            log.warning("presence not shared (Redis): %s", exc)
+        except Exception as exc:
+            self.broker.failed(exc, "presence write")
 
     # ----- reads ------------------------------------------------------------------------
     def table(self, code: str) -> tuple[dict[int, float], dict[int, float]] | None:
@@ -178,10 +180,12 @@ class SharedPresence:
             hit = self._cache.get(code)
         if hit is not None and now - hit[0] < self.CACHE_SECONDS:
             return hit[1], hit[2]
+        if self.broker.down():
+            return None
         try:
             live, seen = self.broker.table_presence(code)
         except Exception as exc:
-            log.warning("presence read failed (Redis): %s", exc)
+            self.broker.failed(exc, "presence read")
             return None
         with self._lock:
             self._cache[code] = (now, live, seen)

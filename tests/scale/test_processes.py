@@ -246,3 +246,16 @@ def test_without_redis_moves_commit_and_pushes_resume_when_it_is_back(
         bob_ws.close()
     finally:
         relay.close()
+
+
+def test_the_sign_in_limit_counts_failures_on_every_process(cluster):
+    a, b = cluster("A"), cluster("B")
+    zed = people.Person(a.url)
+    assert zed.post("/signup", {"username": "zed", "password": "correct horse"})[0] == 303
+    # Five wrong passwords for zed, from different people, through both processes.
+    for i in range(5):
+        stranger = people.Person((a, b)[i % 2].url)
+        assert stranger.post("/signin", {"username": "zed", "password": "wrong"})[0] == 401
+    for server in (a, b):  # the sixth is refused everywhere, even with the right password
+        late = people.Person(server.url)
+        assert late.post("/signin", {"username": "zed", "password": "correct horse"})[0] == 429
