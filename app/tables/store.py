@@ -117,6 +117,10 @@ class Store:
         at once, where SQLite's busy handler would poll with growing sleeps. The version
         check keeps a change exactly-once across processes too. Locks of tables nobody
         is changing are dropped (memory stays flat as tables come and go)."""
+        if not db.is_closed() and not db.in_transaction():
+            # Give the pooled connection back while queueing for the table: under
+            # load, hundreds of requests may wait here and would hold the whole pool.
+            db.close()
         with self._guard:
             lock = self._locks[code]
             self._users[code] += 1
