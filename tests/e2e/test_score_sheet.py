@@ -78,6 +78,16 @@ def test_a_sheet_keeps_rounds_typed_offline_and_sends_them_once(server, new_cont
     owner.screenshot(path=screenshots / "score-offline-phone.png", full_page=True)
     assert totals(viewer) == {"Nico": "8", "Pat": "12", "Emma": "24"}  # nothing reached it
 
+    # Meanwhile the session's form token changed (as a sign-in elsewhere renews it):
+    # the page fetches a fresh one and still sends both.
+    owner.evaluate(
+        f"""() => {{
+          const key = 'skymo-sheet-{url[-8:]}';
+          const q = JSON.parse(localStorage.getItem(key));
+          q.forEach(r => r.fields.csrf_token = 'expired');
+          localStorage.setItem(key, JSON.stringify(q));
+        }}"""
+    )
     # Back online: both are sent, in order, once.
     phone.set_offline(False)
     expect(status).to_be_hidden(timeout=15_000)
@@ -113,3 +123,16 @@ def test_the_sheet_works_without_javascript(server, new_context, screenshots):
     page.screenshot(path=screenshots / "score-over-desktop.png", full_page=True)
     page.goto(server.url + "/score")
     expect(page.locator(".sheets")).to_contain_text("Winner: Bob")
+    page.screenshot(path=screenshots / "score-list-desktop.png", full_page=True)
+
+
+def test_the_list_and_new_sheet_form_on_a_phone(server, new_context, screenshots):
+    page = new_context(**PHONE).new_page()
+    page.goto(server.url + "/score")
+    page.get_by_label("Player 1", exact=True).fill("Ann")
+    page.get_by_label("Player 2", exact=True).fill("ann")
+    page.get_by_role("button", name="Start the sheet").click()  # the same name twice
+    expect(page.locator("#player-2-error")).to_contain_text("same name")
+    expect(page.get_by_label("Player 2", exact=True)).to_have_attribute("aria-invalid", "true")
+    assert problems(page) == []
+    page.screenshot(path=screenshots / "score-new-phone.png", full_page=True)
