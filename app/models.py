@@ -72,6 +72,7 @@ class User(BaseModel):
     # Part of the flask-login id: changing it (new password) signs out every other session.
     login_nonce = pw.CharField(max_length=32)
     created_at = pw.DateTimeField(default=utcnow)
+    language = pw.CharField(max_length=8, null=True)  # chosen with ?lang=; None: not chosen
 
 
 class Seat(BaseModel):
@@ -197,6 +198,14 @@ def _migrate(database) -> None:
     would fail creating the index of a missing column): runs before create_tables."""
     from playhouse.migrate import SchemaMigrator, migrate
 
+    user = User._meta.table_name
+    if database.table_exists(user) and "language" not in {
+        c.name for c in database.get_columns(user)
+    }:
+        with database.atomic():
+            migrate(
+                SchemaMigrator.from_database(database).add_column(user, "language", User.language)
+            )
     seat = Seat._meta.table_name
     if not database.table_exists(seat):
         return
