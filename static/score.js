@@ -118,6 +118,11 @@
         save(load().filter(function (x) { return x.id !== r.id; }));
         swap(html, resp.ok);
         if (resp.ok) flush();
+        else {
+          // Refused (the game ended meanwhile, say): say which round and why.
+          var why = sheet() && sheet().querySelector(".error");
+          show(text("sync-texts", "refused").replace("{round}", r.summary) + (why ? " " + why.textContent : ""));
+        }
       });
     }).catch(function () { sending = false; show(); });
   }

@@ -136,3 +136,23 @@ def test_the_list_and_new_sheet_form_on_a_phone(server, new_context, screenshots
     expect(page.get_by_label("Player 2", exact=True)).to_have_attribute("aria-invalid", "true")
     assert problems(page) == []
     page.screenshot(path=screenshots / "score-new-phone.png", full_page=True)
+
+
+def test_a_round_queued_after_the_end_is_refused_and_said(server, new_context):
+    phone = new_context(**PHONE)
+    page = phone.new_page()
+    page.goto(server.url + "/score")
+    page.get_by_label("Player 1", exact=True).fill("Ann")
+    page.get_by_label("Player 2", exact=True).fill("Bob")
+    page.get_by_label("End score").fill("30")
+    page.get_by_role("button", name="Start the sheet").click()
+    phone.set_offline(True)
+    type_round(page, {"Ann": 31, "Bob": 2}, "Bob")  # Ann passes 30: the game ends
+    type_round(page, {"Ann": 1, "Bob": 1}, "Nobody")  # typed before anyone noticed
+    expect(page.locator("#pending li")).to_have_count(2)
+    phone.set_offline(False)
+    status = page.locator("#sync-status")
+    expect(status).to_contain_text("This round was not added: Ann 1, Bob 1.", timeout=15_000)
+    expect(status).to_contain_text("The game is over")
+    expect(page.locator(".banner")).to_have_text("Game over: Bob wins!")
+    assert totals(page) == {"Bob": "2", "Ann": "31"}
