@@ -156,3 +156,17 @@ def test_a_round_queued_after_the_end_is_refused_and_said(server, new_context):
     expect(status).to_contain_text("The game is over")
     expect(page.locator(".banner")).to_have_text("Game over: Bob wins!")
     assert totals(page) == {"Bob": "2", "Ann": "31"}
+
+
+def test_eight_long_names_fit_a_phone(server, new_context, screenshots):
+    page = new_context(**PHONE).new_page()
+    names = [f"{n}-{'x' * 14}" for n in ("Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal")]
+    new_sheet(page, server.url, names=names)
+    form = page.locator("#round-form")
+    for i, name in enumerate(names):
+        form.get_by_role("spinbutton", name=name, exact=True).fill(str(10 + i))
+    form.locator(".enders").get_by_label(names[7], exact=True).check()
+    form.get_by_role("button", name="Add round").click()
+    expect(page.locator("#add-h")).to_have_text("Round 2")
+    assert problems(page) == []  # the rounds table scrolls inside its own box
+    page.screenshot(path=screenshots / "score-eight-phone.png", full_page=True)
