@@ -285,9 +285,12 @@ def open_database(url: str, pool_size: int = 32):
         # instead of closing the file (which costs more than the request itself).
         database = PooledSqliteDatabase(
             database.database,
-            max_connections=256,
+            # Requests give their connection back while they queue for a table
+            # (app.tables.store), so this bounds what runs at once, not who waits;
+            # a small page cache each: every connection reads the same few pages.
+            max_connections=512,
             stale_timeout=600,
-            timeout=10,
+            timeout=30,
             # synchronous=NORMAL with WAL: a commit survives a killed process (the OS
             # has it), only an OS crash or power cut may lose the last commits; it
             # saves an fsync per move.
@@ -296,6 +299,7 @@ def open_database(url: str, pool_size: int = 32):
                 "synchronous": "normal",
                 "busy_timeout": 5000,
                 "foreign_keys": 1,
+                "cache_size": -512,  # KiB
             },
             check_same_thread=False,
             lock_type="IMMEDIATE",

@@ -204,15 +204,22 @@ class Person:
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(self.changed.wait(), 5)
                 continue
+            seen = self.version
             await self.think()
             if self.gone:
                 return
-            if self.next_step() != step:
-                continue  # the table moved on while thinking
+            if self.version != seen:
+                continue  # the table moved on while thinking: look again
             await self.do(step)
 
     def next_step(self):
         html = self.html
+        rng = self.run.rng
+        # Now and then the other ways to play a turn, as the page's links offer them.
+        if 'href="?mode=flip"' in html and rng.random() < 0.3:
+            return ("mode", "flip")
+        if 'href="?mode=take"' in html and rng.random() < self.run.args.take:
+            return ("mode", "take")
         for form in FORM.findall(html):
             action = ACTION.search(form)
             if not action:
@@ -228,10 +235,6 @@ class Person:
                     return ("move", path, fields, None)
             elif path.endswith(("/next-round", "/rematch")) or path.endswith("/rematch/start"):
                 return ("vote", path, fields, None)
-        if 'href="?mode=flip"' in html and self.run.rng.random() < 0.5:
-            return ("mode", "flip")
-        if 'href="?mode=take"' in html and self.run.rng.random() < self.run.args.take:
-            return ("mode", "take")
         return None
 
     async def do(self, step) -> None:

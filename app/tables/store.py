@@ -94,6 +94,15 @@ def seats_of(table: Table) -> list[Seat]:
     )
 
 
+def release_connection() -> None:
+    """Give a request's pooled connection back before queueing for a table: under load
+    hundreds of requests may wait for one and would hold the whole pool. Only a plain
+    open connection (a request's): not inside a transaction or connection_context
+    (Peewee keeps those on `_state.ctx`), which must close it themselves."""
+    if not db.is_closed() and not db.obj._state.ctx:
+        db.close()
+
+
 class Store:
     """Peewee storage (SQLite by default) with an in-process cache of committed
     snapshots, keyed by table version."""
@@ -118,6 +127,7 @@ class Store:
         at once, where SQLite's busy handler would poll with growing sleeps. The version
         check keeps a change exactly-once across processes too. Locks of tables nobody
         is changing are dropped (memory stays flat as tables come and go)."""
+        release_connection()
         with self._guard:
             lock = self._locks[code]
             self._users[code] += 1

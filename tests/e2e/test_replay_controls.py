@@ -87,7 +87,7 @@ def test_replay_controls_on_a_phone(server, new_context, screenshots):
     expect(page.locator("#replay")).not_to_have_attribute("data-step", "0")
 
 
-def test_replay_links_work_without_javascript(server, new_context):
+def test_replay_links_work_without_javascript(server, new_context, screenshots):
     url = store(server, "NOJSRP", record_with_rounds(1))
     page = new_context(**DESKTOP, java_script_enabled=False).new_page()
     page.goto(url)
@@ -97,6 +97,8 @@ def test_replay_links_work_without_javascript(server, new_context):
     with page.expect_navigation():
         page.get_by_role("link", name="Previous").click()
     assert step(page) == int(page.locator("#replay").get_attribute("data-count")) - 2
+    assert unnamed_controls(page) == [] and small_targets(page) == []
+    page.screenshot(path=screenshots / "replay-desktop.png", full_page=True)
 
 
 def test_an_uploaded_record_steps_on_a_phone(server, new_context, screenshots, tmp_path):
@@ -116,4 +118,6 @@ def test_an_uploaded_record_steps_on_a_phone(server, new_context, screenshots, t
     page.get_by_label("Game record file").set_input_files(tmp_path / "bad.json")
     page.get_by_role("button", name="Open the replay").click()
     expect(page.locator("#record-error")).to_contain_text("This file is not JSON")
+    assert unnamed_controls(page) == [] and small_targets(page) == []
+    assert horizontal_overflow(page) == 0
     page.screenshot(path=screenshots / "replay-bad-upload-phone.png", full_page=True)
