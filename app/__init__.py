@@ -58,7 +58,7 @@ def create_app(config: dict | None = None) -> Flask:
     games.init_app(app)
     sock.init_app(app)
 
-    from .web import auth, compress, lobby, security, table, ws
+    from .web import auth, compress, extras, lobby, pwa, reactions, security, table, ws
     from .web import stats as stats_pages
 
     security.init_app(app)
@@ -67,5 +67,8 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_blueprint(lobby.bp)
     app.register_blueprint(table.bp)
     app.register_blueprint(stats_pages.bp)
+    extras.init_app(app)
+    pwa.init_app(app)
+    reactions.init_app(app)
     ws.init_app(app)
     return app

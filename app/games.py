@@ -16,6 +16,8 @@ from collections import defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+import regex
+
 from . import models, stats
 from .engine import (
     GAME_OVER,
@@ -40,6 +42,7 @@ log = logging.getLogger(__name__)
 
 MAX_SEATS = 8
 NAME_MAX = 20
+NAME_CODE_POINTS = 100
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: codes are read aloud
 NEXT_ROUND_SECONDS = 20
 PROXY_BOT = "random"  # RULES.md: an away player's turns are played by the simplest bot
@@ -160,7 +163,9 @@ def clean_name(name, table: Table | None = None, exclude: Seat | None = None) ->
     name = " ".join(name.split())  # trims, and folds runs of spaces
     if not name:
         raise TableError("Type a name.", field="name")
-    if len(name) > NAME_MAX:
+    # Counted as a person sees characters (an emoji family is one), as the page does;
+    # NAME_CODE_POINTS bounds what one such character may hide.
+    if len(regex.findall(r"\X", name)) > NAME_MAX or len(name) > NAME_CODE_POINTS:
         raise TableError(f"A name has at most {NAME_MAX} characters.", field="name")
     if any(ord(ch) < 32 for ch in name):
         raise TableError("That name has characters we cannot show.", field="name")

@@ -133,7 +133,19 @@ def remove_seat(code: str, seat_id: str):
 
 @bp.post("/<code>/start")
 def start(code: str):
-    return act(code.upper(), games.start, request.form.get("version"))
+    return act(code.upper(), start_with_rules, request.form)
+
+
+def start_with_rules(code: str, seat, form) -> None:
+    """The Start button sends the rules form as it stands: those rules are saved first
+    (a bad value stops the start, its message next to its field), then the game starts."""
+    version = form.get("version")
+    if "end_score" in form:
+        if str(games.get_table(code).version) != str(version):
+            raise games.Stale()
+        games.update_rules(code, seat, form)
+        version = games.get_table(code).version
+    games.start(code, seat, version)
 
 
 def parse_action(form):
