@@ -109,7 +109,7 @@ def table_context(
 
 @lru_cache(maxsize=256)
 def qr_svg(url: str) -> str:
-    return segno.make(url, error="m").svg_inline(scale=4, border=2, dark="#1b2a3a")
+    return segno.make(url, error="m").svg_inline(border=2, dark="#1b2a3a", omitsize=True)
 
 
 def board(table: Table, game, me: Seat | None, seats: list[dict], mode: str | None) -> dict:
