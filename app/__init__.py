@@ -8,7 +8,7 @@ from pathlib import Path
 
 from flask import Flask
 
-from . import games, i18n, models
+from . import deploy, games, i18n, models
 from .web import sock
 
 
@@ -25,6 +25,7 @@ def _secret_key(instance: Path) -> str:
 
 
 def create_app(config: dict | None = None) -> Flask:
+    deploy.check()  # a wrong setup stops here with a clear message, before serving
     root = Path(__file__).resolve().parent.parent
     app = Flask(
         __name__,
@@ -47,6 +48,9 @@ def create_app(config: dict | None = None) -> Flask:
         # Every form is a few hundred bytes: a bigger body gets 413 before it is read.
         MAX_CONTENT_LENGTH=64 * 1024,
         INLINE_BOTS=False,
+        # Multi-process mode (README): pushes and presence through Redis.
+        REDIS_URL=os.environ.get("SKYMO_REDIS_URL") or None,
+        DB_POOL_SIZE=int(os.environ.get("SKYMO_DB_POOL", "32")),
     )
     if config:
         app.config.update(config)
@@ -58,7 +62,7 @@ def create_app(config: dict | None = None) -> Flask:
     games.init_app(app)
     sock.init_app(app)
 
-    from .web import auth, compress, extras, lobby, pwa, reactions, security, table, ws
+    from .web import auth, compress, extras, lobby, pwa, reactions, score, security, table, ws
     from .web import stats as stats_pages
 
     security.init_app(app)
@@ -70,5 +74,6 @@ def create_app(config: dict | None = None) -> Flask:
     extras.init_app(app)
     pwa.init_app(app)
     reactions.init_app(app)
+    score.init_app(app)
     ws.init_app(app)
     return app

@@ -1,5 +1,5 @@
 """Optional accounts: sign-up, passwords (argon2), seats and results that belong to a user,
-the sign-in rate limit, and deleting an account.
+and deleting an account (the sign-in rate limit is app.web.ratelimit).
 
 Guests never need any of this. A guest who signs up or signs in keeps the seats of
 their session (`session["seats"]`: table code -> seat token) and the results of those
@@ -10,16 +10,14 @@ replaced by "deleted player" wherever the other players still see their games.""
 from __future__ import annotations
 
 import contextlib
-import math
 import re
 import secrets
-import threading
-import time
-from collections import defaultdict, deque
 
 import peewee as pw
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 
 from . import games
 from .models import Result, Seat, Table, User, db
@@ -28,7 +26,7 @@ from .stats import DELETED_NAME
 USERNAME_RE = re.compile(r"[A-Za-z0-9_-]{3,20}")
 PASSWORD_MIN = 8
 PASSWORD_MAX = 1000  # hashing a megabyte on every attempt is a denial of service
-WRONG_CREDENTIALS = "Wrong username or password."
+WRONG_CREDENTIALS = _l("Wrong username or password.")
 
 hasher = PasswordHasher()
 _dummy: dict[str, str] = {}
@@ -57,10 +55,10 @@ class AccountError(Exception):
 def clean_username(raw) -> str:
     username = (raw or "").strip() if isinstance(raw, str) else ""
     if not username:
-        raise AccountError("Choose a username.", "username")
+        raise AccountError(_("Choose a username."), "username")
     if not USERNAME_RE.fullmatch(username):
         raise AccountError(
-            "A username has 3 to 20 characters: letters, digits, _ or -.", "username"
+            _("A username has 3 to 20 characters: letters, digits, _ or -."), "username"
         )
     return username
 
@@ -68,9 +66,11 @@ def clean_username(raw) -> str:
 def check_new_password(raw, field: str = "password") -> str:
     password = raw if isinstance(raw, str) else ""
     if len(password) < PASSWORD_MIN:
-        raise AccountError(f"A password has at least {PASSWORD_MIN} characters.", field)
+        message = _("A password has at least %(num)s characters.", num=PASSWORD_MIN)
+        raise AccountError(message, field)
     if len(password) > PASSWORD_MAX:
-        raise AccountError(f"A password has at most {PASSWORD_MAX} characters.", field)
+        message = _("A password has at most %(num)s characters.", num=PASSWORD_MAX)
+        raise AccountError(message, field)
     return password
 
 
@@ -91,7 +91,7 @@ def by_username(username: str) -> User | None:
 def create_user(username, password) -> User:
     username = clean_username(username)
     password = check_new_password(password)
-    taken = "That username is taken: choose another."
+    taken = _("That username is taken: choose another.")
     if by_username(username) is not None:
         raise AccountError(taken, "username")
     try:
@@ -130,7 +130,7 @@ def authenticate(username, password) -> User | None:
 
 def change_password(user: User, current, new) -> None:
     if not verify(user, current):
-        raise AccountError("That is not your current password.", "current_password")
+        raise AccountError(_("That is not your current password."), "current_password")
     new = check_new_password(new, "new_password")
     user.password_hash = hasher.hash(new)
     user.login_nonce = secrets.token_hex(8)  # every other session is signed out
@@ -193,13 +193,16 @@ def delete_user(user: User, password) -> None:
     """Remove the account. Refused while the user plays a game in progress; lobby seats
     are given up; finished games keep their results under "deleted player"."""
     if not verify(user, password):
-        raise AccountError("That is not your password.", "delete_password")
+        raise AccountError(_("That is not your password."), "delete_password")
     playing = games_in_progress(user)
     if playing:
         tables = ", ".join(playing)
         raise AccountError(
-            f"You are playing at table {tables}: finish or leave that game first, "
-            "then delete your account.",
+            _(
+                "You are playing at table %(tables)s: finish or leave that game first, "
+                "then delete your account.",
+                tables=tables,
+            ),
             "delete_password",
             409,
         )
@@ -219,59 +222,3 @@ def delete_user(user: User, password) -> None:
         Result.update(user=None, name=DELETED_NAME).where(Result.user == user).execute()
         Seat.update(user=None).where(Seat.user == user).execute()
         user.delete_instance()
-
-
-# ----- sign-in rate limit --------------------------------------------------------------
-class SignInLimiter:
-    """Failed sign-ins per address and per username in a sliding window (in memory:
-    one process holds the hub anyway). Over the limit, every attempt is refused, even
-    with the right password, until the oldest failure leaves the window."""
-
-    def __init__(self, max_failures: int = 5, window: float = 15 * 60):
-        self.max_failures = max_failures
-        self.window = window
-        self._failures: dict[str, deque[float]] = defaultdict(deque)
-        self._lock = threading.Lock()
-
-    def _keys(self, address: str | None, username: str | None) -> list[str]:
-        keys = [f"ip:{address or '?'}"]
-        if username:
-            keys.append(f"user:{username.strip().lower()}")
-        return keys
-
-    def _prune(self, key: str, now: float) -> deque[float]:
-        times = self._failures[key]
-        while times and times[0] <= now - self.window:
-            times.popleft()
-        if not times:
-            del self._failures[key]
-            return deque()
-        return times
-
-    def retry_after(self, address, username, now: float | None = None) -> float:
-        """Seconds until an attempt is allowed again; 0 when it is allowed now."""
-        now = time.time() if now is None else now
-        wait = 0.0
-        with self._lock:
-            for key in self._keys(address, username):
-                times = self._prune(key, now)
-                if len(times) >= self.max_failures:
-                    oldest_that_counts = times[len(times) - self.max_failures]
-                    wait = max(wait, oldest_that_counts + self.window - now)
-        return wait
-
-    def failed(self, address, username, now: float | None = None) -> None:
-        now = time.time() if now is None else now
-        with self._lock:
-            for key in self._keys(address, username):
-                self._failures[key].append(now)
-
-    def succeeded(self, address, username) -> None:
-        with self._lock:
-            self._failures.pop(f"user:{(username or '').strip().lower()}", None)
-
-
-def too_many_message(seconds: float) -> str:
-    minutes = max(1, math.ceil(seconds / 60))
-    unit = "minute" if minutes == 1 else "minutes"
-    return f"Too many sign-in attempts: try again in {minutes} {unit}."

@@ -9,6 +9,7 @@ from __future__ import annotations
 import heapq
 import logging
 import random
+import re
 import secrets
 import threading
 import time
@@ -17,8 +18,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import regex
+from flask_babel import gettext as _
 
-from . import models, stats
+from . import i18n, models, stats
 from .engine import (
     GAME_OVER,
     PLAY,
@@ -45,7 +47,7 @@ NAME_MAX = 20
 NAME_CODE_POINTS = 100
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: codes are read aloud
 NEXT_ROUND_SECONDS = 20
-PROXY_BOT = "random"  # RULES.md: an away player's turns are played by the simplest bot
+PROXY_BOT = "random"  # docs/rules.md: an away player's turns are played by the simplest bot
 BOT_NAMES = {
     "random": ["Dice", "Coin", "Lottie", "Rolly"],
     "greedy": ["Gobbler", "Grabby", "Magpie", "Hoarder"],
@@ -98,7 +100,7 @@ def get_table(code: str) -> Table:
     code = (code or "").strip().upper()
     table = Table.get_or_none(Table.code == code)
     if table is None or table.status == Table.CLOSED:
-        raise TableError("There is no table with that code.", 404)
+        raise TableError(_("There is no table with that code."), 404)
     return table
 
 
@@ -150,7 +152,7 @@ def public_tables(limit: int = 20) -> list[dict]:
                 "host": host.name,
                 "seats": len(seats),
                 "max": MAX_SEATS,
-                "rules": RuleSet.from_dict(table.rules).summary(),
+                "rules": i18n.rules_summary(RuleSet.from_dict(table.rules)),
             }
         )
     return listed
@@ -159,21 +161,22 @@ def public_tables(limit: int = 20) -> list[dict]:
 # ----- validation ----------------------------------------------------------------------
 def clean_name(name, table: Table | None = None, exclude: Seat | None = None) -> str:
     if not isinstance(name, str):
-        raise TableError("Type a name.", field="name")
+        raise TableError(_("Type a name."), field="name")
     name = " ".join(name.split())  # trims, and folds runs of spaces
     if not name:
-        raise TableError("Type a name.", field="name")
+        raise TableError(_("Type a name."), field="name")
     # Counted as a person sees characters (an emoji family is one), as the page does;
     # NAME_CODE_POINTS bounds what one such character may hide.
     if len(regex.findall(r"\X", name)) > NAME_MAX or len(name) > NAME_CODE_POINTS:
-        raise TableError(f"A name has at most {NAME_MAX} characters.", field="name")
+        raise TableError(_("A name has at most %(num)s characters.", num=NAME_MAX), field="name")
     if any(ord(ch) < 32 for ch in name):
-        raise TableError("That name has characters we cannot show.", field="name")
+        raise TableError(_("That name has characters we cannot show."), field="name")
     if table is not None:
         for seat in seats_of(table):
             if seat is not exclude and seat.name.casefold() == name.casefold():
                 raise TableError(
-                    f"{name} is already at this table: pick another name.", field="name"
+                    _("%(name)s is already at this table: pick another name.", name=name),
+                    field="name",
                 )
     return name
 
@@ -243,10 +246,10 @@ def join(code: str, name: str, user_id: int | None = None) -> Seat:
         if user_id is not None and (mine := seat_by_user(table, user_id)) is not None:
             return mine  # already seated, from another device
         if table.status != Table.LOBBY:
-            raise TableError("This game has already started: you can watch it.", 409)
+            raise TableError(_("This game has already started: you can watch it."), 409)
         seats = seats_of(table)
         if len(seats) >= MAX_SEATS:
-            raise TableError("This table is full.", 409)
+            raise TableError(_("This table is full."), 409)
         name = clean_name(name, table)
         position = max((s.position for s in seats), default=-1) + 1
         seat = Seat.create(
@@ -263,12 +266,12 @@ def join(code: str, name: str, user_id: int | None = None) -> Seat:
 
 def _require_host(table: Table, seat: Seat | None) -> None:
     if seat is None or seat.id != table.host_seat:
-        raise TableError("Only the host can do that.", 403)
+        raise TableError(_("Only the host can do that."), 403)
 
 
 def _require_finished(table: Table) -> None:
     if table.status != Table.FINISHED:
-        raise TableError("The game is not over yet.", 409)
+        raise TableError(_("The game is not over yet."), 409)
 
 
 def _add_vote(table: Table, key: str, seat: Seat) -> None:
@@ -280,7 +283,7 @@ def _add_vote(table: Table, key: str, seat: Seat) -> None:
 
 def _require_lobby(table: Table) -> None:
     if table.status != Table.LOBBY:
-        raise TableError("The game has already started.", 409)
+        raise TableError(_("The game has already started."), 409)
 
 
 def _touch(table: Table) -> None:
@@ -315,8 +318,8 @@ def parse_timers(form, table: Table) -> tuple[int, int]:
     """The absent-player timers of the lobby form, in seconds, within sane bounds."""
     values = []
     for field, label, (low, high), current in (
-        ("grace_seconds", "Grace period", GRACE_RANGE, table.grace_seconds),
-        ("rejoin_seconds", "Rejoin window", REJOIN_RANGE, table.rejoin_seconds),
+        ("grace_seconds", _("Grace period"), GRACE_RANGE, table.grace_seconds),
+        ("rejoin_seconds", _("Rejoin window"), REJOIN_RANGE, table.rejoin_seconds),
     ):
         raw = str(form.get(field, "")).strip()
         if not raw:
@@ -325,38 +328,94 @@ def parse_timers(form, table: Table) -> tuple[int, int]:
         try:
             value = int(raw)
         except ValueError:
-            raise TableError(f"{label} must be a whole number of seconds.", field=field) from None
+            message = _("%(label)s must be a whole number of seconds.", label=label)
+            raise TableError(message, field=field) from None
         if not low <= value <= high:
-            raise TableError(f"{label} must be from {low} to {high} seconds.", field=field)
+            message = _(
+                "%(label)s must be from %(low)s to %(high)s seconds.",
+                label=label,
+                low=low,
+                high=high,
+            )
+            raise TableError(message, field=field)
         values.append(value)
     return values[0], values[1]
 
 
 def _rule_message(exc: RuleError) -> str:
+    """The engine's RuleError (English, for developers) as a sentence in the player's
+    language: the field's label and, for numbers, the range it must be in."""
     labels = {
-        "rows": "Rows",
-        "cols": "Columns",
-        "initial_flips": "Cards turned at the start",
-        "end_score": "End score",
-        "penalty.mode": "Penalty",
-        "penalty.multiplier": "Multiplier",
-        "penalty.flat": "Points added",
-        "reseat": "Seating",
-        "players": "Players",
+        "rows": _("Rows"),
+        "cols": _("Columns"),
+        "initial_flips": _("Cards turned at the start"),
+        "end_score": _("End score"),
+        "penalty.mode": _("Penalty"),
+        "penalty.multiplier": _("Multiplier"),
+        "penalty.flat": _("Points added"),
+        "reseat": _("Seating"),
+        "players": _("Players"),
     }
-    return f"{labels.get(exc.field, exc.field)} {exc.message}."
+    label = labels.get(exc.field, exc.field)
+    bounds = RANGE_RE.search(exc.message)
+    if bounds:
+        low, high = bounds.groups()
+        return _("%(label)s must be from %(low)s to %(high)s.", label=label, low=low, high=high)
+    return _("%(label)s: that value is not one of the choices.", label=label)
+
+
+RANGE_RE = re.compile(r"from (-?\d+) to (-?\d+)")
+
+
+def illegal_message(reason: str) -> str:
+    """An engine IllegalMove reason (English) in the player's language. The engine stays
+    free of the web; the moves a page offers never hit these, a stale tab might."""
+    known = {
+        "There is no card at that position": _("There is no card at that position."),
+        "The game is over": _("The game is over."),
+        "You are not playing in this game": _("You are not playing in this game."),
+        "You have left this game": _("You have left this game."),
+        "The round is over; the next one has not started yet": _(
+            "The round is over; the next one has not started yet."
+        ),
+        "Turn your first cards face up before play starts": _(
+            "Turn your first cards face up before play starts."
+        ),
+        "You have already turned your first cards; wait for the others": _(
+            "You have already turned your first cards; wait for the others."
+        ),
+        "Play has started: draw a card or take the discard": _(
+            "Play has started: draw a card or take the discard."
+        ),
+        "You have drawn a card: keep it or discard it": _(
+            "You have drawn a card: keep it or discard it."
+        ),
+        "Draw a card first": _("Draw a card first."),
+        "Choose a face-down card to turn over": _("Choose a face-down card to turn over."),
+        "That card was cleared from the grid": _("That card was cleared from the grid."),
+        "That card is already face up": _("That card is already face up."),
+    }
+    if reason in known:
+        return known[reason]
+    turn = TURN_RE.fullmatch(reason)
+    if turn:
+        return _("It is %(name)s's turn.", name=turn.group(1))
+    return _("That move is not allowed now.")
+
+
+TURN_RE = re.compile(r"It is (.+)'s turn")
 
 
 def add_bot(code: str, seat: Seat | None, kind: str) -> Seat:
     if kind not in BOTS:
-        raise TableError("Choose a bot: random, greedy or strong.", field="bot")
+        raise TableError(_("Choose a bot: random, greedy or strong."), field="bot")
     with locked(code), db.atomic():
         table = get_table(code)
         _require_host(table, seat)
         _require_lobby(table)
         seats = seats_of(table)
         if len(seats) >= MAX_SEATS:
-            raise TableError("This table is full.", 409)
+            raise TableError(_("This table is full."), 409)
         taken = {s.name.casefold() for s in seats}
         base = [n for n in BOT_NAMES[kind] if n.casefold() not in taken]
         name = base[0] if base else f"Bot {len(seats) + 1}"
@@ -382,9 +441,9 @@ def remove_seat(code: str, seat: Seat | None, target_id) -> None:
         except (TypeError, ValueError, OverflowError):  # OverflowError: beyond SQLite's ints
             target = None
         if target is None or target.left:
-            raise TableError("That seat is already empty.", 404)
+            raise TableError(_("That seat is already empty."), 404)
         if seat is None or (seat.id != table.host_seat and seat.id != target.id):
-            raise TableError("Only the host can do that.", 403)
+            raise TableError(_("Only the host can do that."), 403)
         target.left = True
         target.save()
         if target.id == table.host_seat:
@@ -405,7 +464,7 @@ def start(code: str, seat: Seat | None, version) -> None:
         _require_lobby(table)
         seats = seats_of(table)
         if len(seats) < 2:
-            raise TableError("At least 2 players are needed: invite a friend or add a bot.")
+            raise TableError(_("At least 2 players are needed: invite a friend or add a bot."))
         _new_game(table, seats)
     hub.publish(code, "table")
     after_change(code)
@@ -442,17 +501,17 @@ def play(code: str, seat: Seat | None, action: Action, version) -> list[dict]:
     """Apply a player's move. Raises Stale for an old version, TableError for a move the
     rules refuse (nothing changes then)."""
     if seat is None:
-        raise TableError("You are watching this table: join to play.", 403)
+        raise TableError(_("You are watching this table: join to play."), 403)
     with locked(code), db.atomic():
         table = get_table(code)
         if table.status != Table.PLAYING:
-            raise TableError("There is no game in progress.", 409)
+            raise TableError(_("There is no game in progress."), 409)
         _check_version(table, version)
         game = load_game(table)
         try:
             events = game.apply(seat.player_id, action)
         except IllegalMove as exc:
-            raise TableError(exc.reason, 409) from None
+            raise TableError(illegal_message(exc.reason), 409) from None
         _save_game(table, game)
     _changed(code, table, game)
     return events
@@ -467,7 +526,10 @@ def _save_game(table: Table, game: Game) -> None:
         table.votes = {"rematch": []}
         GameRecord.insert(
             table=table, number=table.game_number, record=to_record(game)
-        ).on_conflict_replace().execute()
+        ).on_conflict(
+            conflict_target=[GameRecord.table, GameRecord.number],
+            preserve=[GameRecord.record, GameRecord.finished_at],
+        ).execute()
         stats.record_results(table, game)  # same transaction: results once per game
     table.state = game.to_dict()
     _touch(table)
@@ -475,13 +537,13 @@ def _save_game(table: Table, game: Game) -> None:
 
 def vote_next_round(code: str, seat: Seat | None, version) -> None:
     if seat is None:
-        raise TableError("You are watching this table.", 403)
+        raise TableError(_("You are watching this table."), 403)
     with locked(code), db.atomic():
         table = get_table(code)
         _check_version(table, version)
         game = load_game(table)
         if game is None or game.phase != ROUND_OVER:
-            raise TableError("The round is not over.", 409)
+            raise TableError(_("The round is not over."), 409)
         _add_vote(table, "next", seat)
         if _everyone_ready(table, game):
             game.start_next_round()
@@ -502,16 +564,16 @@ def _everyone_ready(table: Table, game: Game) -> bool:
 
 def forfeit(code: str, seat: Seat | None) -> None:
     if seat is None:
-        raise TableError("You are watching this table.", 403)
+        raise TableError(_("You are watching this table."), 403)
     with locked(code), db.atomic():
         table = get_table(code)
         game = load_game(table)
         if game is None or game.is_over:
-            raise TableError("There is no game in progress.", 409)
+            raise TableError(_("There is no game in progress."), 409)
         try:
             game.apply(seat.player_id, Forfeit())
         except IllegalMove as exc:
-            raise TableError(exc.reason, 409) from None
+            raise TableError(illegal_message(exc.reason), 409) from None
         _save_game(table, game)
     hub.publish(code, "table")
     after_change(code)
@@ -548,7 +610,7 @@ def rename_players(code: str, seat_ids: set[int], name: str) -> None:
 
 def opt_rematch(code: str, seat: Seat | None, version) -> None:
     if seat is None:
-        raise TableError("You are watching this table.", 403)
+        raise TableError(_("You are watching this table."), 403)
     with locked(code), db.atomic():
         table = get_table(code)
         _check_version(table, version)
@@ -567,7 +629,7 @@ def start_rematch(code: str, seat: Seat | None, version) -> None:
         opted = set(table.votes.get("rematch", []))
         seats = [s for s in seats_of(table) if s.bot is not None or s.id in opted]
         if sum(1 for s in seats if s.bot is None) < 1 or len(seats) < 2:
-            raise TableError("At least 2 players must choose to play again.")
+            raise TableError(_("At least 2 players must choose to play again."))
         for s in seats_of(table):
             if s not in seats:
                 s.left = True
@@ -579,12 +641,12 @@ def start_rematch(code: str, seat: Seat | None, version) -> None:
 
 def _require_host_or_first(table: Table, seat: Seat | None) -> None:
     if seat is None:
-        raise TableError("You are watching this table.", 403)
+        raise TableError(_("You are watching this table."), 403)
     if seat.id == table.host_seat:
         return
     opted = table.votes.get("rematch", [])
     if seat.id not in opted:
-        raise TableError("Choose to play again first.", 409)
+        raise TableError(_("Choose to play again first."), 409)
 
 
 # ----- bots and timers -----------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 Every game is seeded from --seed and its index, so the same arguments give the same
 games and the same figures. With --out, each game is written as a `skymo.game/1`
-record (GAME_RECORD.md) named after its id.
+record (docs/design.md, "Game records") named after its id.
 """
 
 from __future__ import annotations

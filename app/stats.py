@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import peewee as pw
+from flask_babel import lazy_gettext as _l
 
 from .engine import Game
 from .models import Result, Seat, Table, User, utcnow
@@ -217,9 +218,9 @@ def game_results(code: str, number: int) -> list[Result]:
 
 # ----- leaderboard ---------------------------------------------------------------------
 BOARDS = {
-    "wins": "Most wins",
-    "win_rate": f"Best win rate (at least {WIN_RATE_MIN_GAMES} games)",
-    "avg_round": "Lowest average round score",
+    "wins": _l("Most wins"),
+    "win_rate": _l("Best win rate (at least %(num)s games)", num=WIN_RATE_MIN_GAMES),
+    "avg_round": _l("Lowest average round score"),
 }
 
 

@@ -1,4 +1,4 @@
-"""Skymo's rules engine: pure, deterministic, no I/O (RULES.md)."""
+"""Skymo's rules engine: pure, deterministic, no I/O (docs/rules.md)."""
 
 from .actions import (
     Action,

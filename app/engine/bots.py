@@ -34,7 +34,7 @@ Bot = Callable[[dict, random.Random], Action]
 
 
 # ----- reading a view ----------------------------------------------------------------
-def _flat(grid_rows: list[list[dict]]) -> list[int]:
+def _flat(grid_rows) -> list[int]:
     """A view's grid as a flat list: the value of each face-up card, else a marker."""
     return [
         cell["value"] if cell["state"] == "up" else _MARKERS[cell["state"]]
@@ -46,45 +46,80 @@ def _flat(grid_rows: list[list[dict]]) -> list[int]:
 _MARKERS = {"down": HIDDEN, "gone": CLEARED}
 
 
-def _my_turn(view: dict) -> str | None:
-    """'setup', 'take' (no card drawn yet), 'drawn', or None when the viewer has no move."""
-    me = view["me"]
-    rnd = view["round"]
-    if me is None or rnd is None or me not in rnd["grids"]:
-        return None
-    for p in view["players"]:
-        if p["id"] == me and p["forfeited"]:
-            return None
-    phase = view["phase"]
-    if phase == "setup":
-        return "setup" if rnd["setup_left"].get(me, 0) > 0 else None
-    if phase != "play" or rnd["turn"] != me:
-        return None
-    return "drawn" if rnd["drawn"] is not None else "take"
+class Moves:
+    """The viewer's legal actions (the view's `legal`, stated by the engine) read once:
+    the stage of the turn, and for each kind of action the cells it may target (flat
+    indexes; None for discarding with nothing left to turn)."""
+
+    __slots__ = ("stage", "targets", "actions")
+
+    def __init__(self, legal, cols: int):
+        self.targets: dict[str, list[int | None]] = {}
+        self.actions: list[Action] = []
+        for entry in legal:
+            kind = entry["type"]
+            if kind == "discard_drawn":
+                flip = entry["flip"]
+                i = None if flip is None else flip[0] * cols + flip[1]
+            else:
+                i = entry["row"] * cols + entry["col"] if "row" in entry else None
+            self.targets.setdefault(kind, []).append(i)
+            self.actions.append(_action(kind, i, cols))
+        self.stage = _STAGES[legal[0]["type"]] if legal else None
+
+    def of(self, kind: str) -> list[int | None]:
+        return self.targets.get(kind, [])
+
+
+_STAGES = {
+    "reveal": "setup",
+    "draw": "take",
+    "take_discard": "take",
+    "keep_drawn": "drawn",
+    "discard_drawn": "drawn",
+}
+
+
+def moves(view: dict) -> Moves:
+    """The viewer's legal actions, read. A view's `legal` is shared by every view with
+    the same grid and stage, so it is read once (the cache holds the list itself, so
+    its id cannot be reused while cached)."""
+    legal = view["legal"]
+    found = _READ.get(id(legal))
+    if found is not None and found[0] is legal:
+        return found[1]
+    if len(_READ) > 20_000:
+        _READ.clear()
+    read = Moves(legal, view["rules"]["cols"])
+    _READ[id(legal)] = (legal, read)
+    return read
+
+
+_READ: dict[int, tuple[object, Moves]] = {}
 
 
 def has_move(view: dict) -> bool:
     """Whether the viewer has a move to make now."""
-    return _my_turn(view) is not None
+    return bool(view["legal"])
 
 
-def legal_moves(view: dict) -> list[Action]:
-    """Every move the viewer may make now, derived from the view alone (Forfeit aside)."""
-    kind = _my_turn(view)
-    if kind is None:
-        return []
-    rnd = view["round"]
-    cols = view["rules"]["cols"]
-    cells = _flat(rnd["grids"][view["me"]])
-    if kind == "setup":
-        return [Reveal(i // cols, i % cols) for i, v in enumerate(cells) if v == HIDDEN]
-    if kind == "take":
-        return [Draw()] + [
-            TakeDiscard(i // cols, i % cols) for i, v in enumerate(cells) if v != CLEARED
-        ]
-    keeps = [KeepDrawn(i // cols, i % cols) for i, v in enumerate(cells) if v != CLEARED]
-    flips = [DiscardDrawn((i // cols, i % cols)) for i, v in enumerate(cells) if v == HIDDEN]
-    return keeps + (flips or [DiscardDrawn(None)])
+def _action(kind: str, i: int | None, cols: int) -> Action:
+    """The action of `kind` at flat index `i` (actions are immutable: made once)."""
+    key = (kind, i, cols)
+    found = _ACTIONS.get(key)
+    if found is None:
+        if kind == "draw":
+            found = Draw()
+        elif kind == "discard_drawn":
+            found = DiscardDrawn(None if i is None else (i // cols, i % cols))
+        else:
+            found = _KINDS[kind](i // cols, i % cols)
+        _ACTIONS[key] = found
+    return found
+
+
+_KINDS = {"reveal": Reveal, "take_discard": TakeDiscard, "keep_drawn": KeepDrawn}
+_ACTIONS: dict[tuple, Action] = {}
 
 
 def _lines(rows: int, cols: int, clear_rows: bool) -> list[list[tuple[int, ...]]]:
@@ -165,28 +200,30 @@ def _penalise(rules: dict, score: float) -> float:
     return score * penalty["multiplier"] + penalty["flat"]
 
 
-def _spread_reveal(cells: list[int], cols: int, rng: random.Random) -> Reveal:
+def _spread_reveal(view: dict, rng: random.Random) -> Action:
     """Setup: a face-down card, in a column with no face-up card if there is one."""
-    hidden = [i for i, v in enumerate(cells) if v == HIDDEN]
+    cols = view["rules"]["cols"]
+    cells = _flat(view["round"]["grids"][view["me"]])
+    hidden = moves(view).of("reveal")
     used = {i % cols for i, v in enumerate(cells) if v != HIDDEN and v != CLEARED}
     fresh = [i for i in hidden if i % cols not in used]
-    i = rng.choice(fresh or hidden)
-    return Reveal(i // cols, i % cols)
+    return _action("reveal", rng.choice(fresh or hidden), cols)
 
 
 # ----- random ------------------------------------------------------------------------
 def random_bot(view: dict, rng: random.Random) -> Action:
     """A legal move: first the kind of move at random, then where."""
-    kind = _my_turn(view)
+    legal = moves(view)
+    kind = legal.stage
     if kind is None:
         raise ValueError("the viewer has no move to make")
-    moves = legal_moves(view)
+    actions = legal.actions
     if kind == "setup":
-        return rng.choice(moves)
+        return rng.choice(actions)
     if kind == "take":
-        return Draw() if len(moves) == 1 or rng.random() < 0.5 else rng.choice(moves[1:])
-    keeps = [m for m in moves if isinstance(m, KeepDrawn)]
-    discards = [m for m in moves if isinstance(m, DiscardDrawn)]
+        return actions[0] if len(actions) == 1 or rng.random() < 0.5 else rng.choice(actions[1:])
+    keeps = [m for m in actions if isinstance(m, KeepDrawn)]
+    discards = [m for m in actions if isinstance(m, DiscardDrawn)]
     return rng.choice(keeps if rng.random() < 0.5 else discards)
 
 
@@ -204,13 +241,13 @@ GREEDY_TAKE = 5.0  # take the discard when it gains at least this much
 GREEDY_KEEP = 2.0  # keep a drawn card when it gains at least this much
 
 
-def _best_place(cells: list[int], x: int, lines, mean: float) -> tuple[int, float]:
-    """Where a face-up `x` gains most for this grid: (index, points gained)."""
+def _best_place(cells: list[int], targets, x: int, lines, mean: float) -> tuple[int, float]:
+    """Which of the `targets` (cells a face-up `x` may replace) gains most for this
+    grid: (index, points gained)."""
     best_i, best_gain = -1, -1e9
     matches = x in cells  # a clear needs another card of the same value
-    for i, v in enumerate(cells):
-        if v == CLEARED:
-            continue
+    for i in targets:
+        v = cells[i]
         gain = (mean if v == HIDDEN else v) - x
         if matches:
             gain += _clear_bonus(cells, i, x, lines[i])
@@ -230,42 +267,43 @@ def _estimate(cells: list[int], mean: float) -> float:
 
 
 def greedy_bot(view: dict, rng: random.Random) -> Action:
-    kind = _my_turn(view)
+    legal = moves(view)
+    kind = legal.stage
     if kind is None:
         raise ValueError("the viewer has no move to make")
+    if kind == "setup":
+        return _spread_reveal(view, rng)
     rules = view["rules"]
     cols = rules["cols"]
     rnd = view["round"]
-    me = view["me"]
-    cells = _flat(rnd["grids"][me])
-    if kind == "setup":
-        return _spread_reveal(cells, cols, rng)
+    cells = _flat(rnd["grids"][view["me"]])
     lines = _lines(rules["rows"], cols, rules["clear_rows"])
-    hidden = [i for i, v in enumerate(cells) if v == HIDDEN]
     if kind == "take":
         top = rnd["discard_top"]
-        i, gain = _best_place(cells, top, lines, MEAN_CARD)
+        i, gain = _best_place(cells, legal.of("take_discard"), top, lines, MEAN_CARD)
         if gain >= GREEDY_TAKE and not (
-            len(hidden) == 1 and cells[i] == HIDDEN and _greedy_fears_end(view, cells, i, top)
+            cells[i] == HIDDEN
+            and cells.count(HIDDEN) == 1
+            and _greedy_fears_end(view, cells, i, top)
         ):
-            return TakeDiscard(i // cols, i % cols)
-        return Draw()
+            return _action("take_discard", i, cols)
+        return _action("draw", None, cols)
     drawn = rnd["drawn"]
-    i, gain = _best_place(cells, drawn, lines, MEAN_CARD)
-    if not hidden:
-        return KeepDrawn(i // cols, i % cols) if gain > 0 else DiscardDrawn(None)
+    i, gain = _best_place(cells, legal.of("keep_drawn"), drawn, lines, MEAN_CARD)
+    flips = legal.of("discard_drawn")
+    if flips == [None]:  # nothing left to turn over
+        return _action("keep_drawn", i, cols) if gain > 0 else _action("discard_drawn", None, cols)
     keep = gain >= GREEDY_KEEP
-    if len(hidden) == 1 and (cells[i] == HIDDEN or not keep):
+    if len(flips) == 1 and (cells[i] == HIDDEN or not keep):
         # This move would turn my last card and end the round: only if it likely pays.
         ending_score = drawn if keep else MEAN_CARD
-        if _greedy_fears_end(view, cells, hidden[0], ending_score):
+        if _greedy_fears_end(view, cells, flips[0], ending_score):
             j, up_gain = _best_up_place(cells, drawn, lines)
             if j >= 0 and up_gain >= -3:
-                return KeepDrawn(j // cols, j % cols)
+                return _action("keep_drawn", j, cols)
     if keep:
-        return KeepDrawn(i // cols, i % cols)
-    j = rng.choice(hidden)
-    return DiscardDrawn((j // cols, j % cols))
+        return _action("keep_drawn", i, cols)
+    return _action("discard_drawn", rng.choice(flips), cols)
 
 
 def _best_up_place(cells: list[int], x: int, lines) -> tuple[int, float]:
@@ -362,7 +400,10 @@ class _Strong:
         self.mean = self.know.mean
         self.opponents = _opponents(view)
         self.hidden = [i for i, v in enumerate(cells) if v == HIDDEN]
-        self.live = [i for i, v in enumerate(cells) if v != CLEARED]
+        # The cells a card may replace: stated by the legal actions (a kept draw now, or
+        # the taken discard now and a kept draw after drawing: the same cells).
+        legal = moves(view)
+        self.live = legal.of("keep_drawn") or legal.of("take_discard")
         self.last_turn = rnd["ender"] is not None
         self.stalling = _stalling(rnd)
         # Turns left in this round, roughly: the fewest hidden cards at the table.
@@ -393,6 +434,8 @@ class _Strong:
         ]
         nxt = _next_player(view)
         self.next_cells = self.grids[nxt] if nxt is not None else None
+        if self.next_cells is not None:
+            self.next_live = [i for i, v in enumerate(self.next_cells) if v != CLEARED]
         self._blocks: dict[int, float] = {}
         self._flip_choice = self._best_flip()
 
@@ -403,7 +446,7 @@ class _Strong:
         if found is None:
             found = 0.0
             if self.next_cells is not None:
-                gain = _best_place(self.next_cells, top, self.lines, self.mean)[1]
+                gain = _best_place(self.next_cells, self.next_live, top, self.lines, self.mean)[1]
                 extra = gain - STRONG["block_base"]
                 if extra > 0:
                     found = STRONG["block"] * extra
@@ -543,28 +586,28 @@ class _Strong:
         """Best thing to do with a drawn `x`: (value, action)."""
         cols = self.cols
         if not self.live:
-            return 0.0, DiscardDrawn(None)
+            return 0.0, _action("discard_drawn", None, cols)
         best_value, best_i = 1e9, -1
         for i in self.live:
             value = self.keep_value(i, x)
             if value < best_value:
                 best_value, best_i = value, i
-        action = KeepDrawn(best_i // cols, best_i % cols)
+        action = _action("keep_drawn", best_i, cols)
         flip = self._flip_choice
         if flip is not None:
             value = flip[0] + self.block(x)
             if value < best_value:
                 i = flip[1]
-                return value, DiscardDrawn((i // cols, i % cols))
+                return value, _action("discard_drawn", i, cols)
         elif self.block(x) < best_value:
-            return self.block(x), DiscardDrawn(None)
+            return self.block(x), _action("discard_drawn", None, cols)
         return best_value, action
 
     def take_or_draw(self) -> Action:
         cols = self.cols
         top = self.rnd["discard_top"]
         if not self.live:
-            return Draw()
+            return _action("draw", None, cols)
         best_value, best_i = 1e9, -1
         for i in self.live:
             value = self.keep_value(i, top)
@@ -575,16 +618,16 @@ class _Strong:
         for x, p in self.know.probs.items():
             draw_value += p * self.reply(x)[0]
         if best_value < draw_value:
-            return TakeDiscard(best_i // cols, best_i % cols)
-        return Draw()
+            return _action("take_discard", best_i, cols)
+        return _action("draw", None, cols)
 
 
 def strong_bot(view: dict, rng: random.Random) -> Action:
-    kind = _my_turn(view)
+    kind = moves(view).stage
     if kind is None:
         raise ValueError("the viewer has no move to make")
     if kind == "setup":
-        return _spread_reveal(_flat(view["round"]["grids"][view["me"]]), view["rules"]["cols"], rng)
+        return _spread_reveal(view, rng)
     mind = _Strong(view, rng)
     if kind == "take":
         return mind.take_or_draw()

@@ -1,4 +1,4 @@
-"""The game state and its transitions (RULES.md).
+"""The game state and its transitions (docs/rules.md).
 
 A `Game` is a plain, deterministic state machine: `legal_actions(player)`,
 `apply(player, action)`, `is_over`, `ranking()`. All randomness comes from the game's
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from .actions import Action, DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
 from .rules import RuleSet, check_player_count
+from .scoring import ender_penalised, round_scores, shared_ranks
 
 # Cell states of a grid position. A position keeps its place for the whole round.
 DOWN, UP, GONE = 0, 1, 2
@@ -96,8 +97,11 @@ class Grid:
             if not lines:
                 return cleared
             for kind, number, cells in lines:
-                # A card shared by a row and a column that clear together leaves once.
+                # A card shared by a row and a column that clear together leaves once,
+                # with the column; a row whose every card went with columns adds nothing.
                 cells = [i for i in cells if state[i] != GONE]
+                if not cells:
+                    continue
                 for i in cells:
                     state[i] = GONE
                 cleared.append((kind, number, [values[i] for i in cells]))
@@ -151,7 +155,16 @@ class Round:
         self.moves: list[dict] = []  # record moves (skymo.game/1)
         self.log: list[dict] = []  # public events, for the table's move log
         self.result: dict | None = None
-        self.recorded_starter: str | None = None  # replays: who won a drawing of lots
+        self.recorded_starter: str | None = None  # replays: who played the first turn
+
+    @property
+    def first_turn(self) -> str | None:
+        """Who played the round's first turn (a record's `starter`), None until someone
+        did. Not always `starter`, whom the rules named: they may leave before playing."""
+        for move in self.moves:
+            if move["type"] in ("take_discard", "draw"):
+                return move["player"]
+        return None
 
     def to_dict(self) -> dict:
         return {
@@ -254,8 +267,8 @@ class Game:
 
     # ----- rounds --------------------------------------------------------------------
     def start_next_round(self, *, seating=None, deck=None, starter=None) -> None:
-        """Deal a new round. `seating`, `deck` and `starter` replay a record's choices:
-        the starter only where the rules draw lots, and it must be one of the tied."""
+        """Deal a new round. `seating`, `deck` and `starter` replay a record's choices;
+        `starter` (who played the first turn) only settles a drawing of lots."""
         if self.rounds and self.phase != ROUND_OVER:
             raise IllegalMove("The round is still being played")
         rules = self.rules
@@ -313,8 +326,6 @@ class Game:
         if len(self.rounds) > 1:
             previous_ender = self.rounds[-2].result and self.rounds[-2].result["ender"]
             if previous_ender in playing:
-                if rnd.recorded_starter not in (None, previous_ender):
-                    raise IllegalMove(f"{previous_ender} ended the last round and starts")
                 return previous_ender
         if self.rules.initial_flips == 0:
             return self._draw_lots(playing)
@@ -327,41 +338,56 @@ class Game:
             tied = [p for p in tied if highs[p] == top]
         if len(tied) > 1:
             return self._draw_lots(tied)
-        if rnd.recorded_starter not in (None, tied[0]):
-            raise IllegalMove(f"{tied[0]} starts by the rules, not {rnd.recorded_starter}")
         return tied[0]
 
     def _draw_lots(self, candidates: list[str]) -> str:
-        recorded = self.round.recorded_starter
-        if recorded is not None:
-            if recorded not in candidates:
-                raise IllegalMove(f"{recorded} cannot start: the lots are among {candidates}")
-            return recorded
-        return self._rng(self.round.number, "starter").choice(candidates)
+        rnd = self.round
+        first = rnd.recorded_starter
+        if first is None:
+            return self._rng(rnd.number, "starter").choice(candidates)
+        if first in candidates:
+            return first
+        # A replay: the winner left before playing and the turn passed on to `first`.
+        # The nearest candidate before `first` in seat order gives the same play (the
+        # replay checks the rest: whoever is wrong here makes a later move illegal).
+        seating = rnd.seating
+        at = seating.index(first)
+        for step in range(1, len(seating)):
+            if seating[at - step] in candidates:
+                return seating[at - step]
+        raise AssertionError("no candidate in the seating")
 
     # ----- moves ---------------------------------------------------------------------
+    def stage(self, player_id: str) -> str | None:
+        """Where `player_id` is in a move now: "setup" (first flips left), "take" (their
+        turn, nothing drawn), "drawn" (their turn, a card drawn), or None (no move)."""
+        phase = self.phase
+        if phase != SETUP and phase != PLAY or player_id in self.forfeited or not self.rounds:
+            return None
+        rnd = self.rounds[-1]
+        if player_id not in rnd.grids:
+            return None
+        if phase == SETUP:
+            return "setup" if rnd.setup_left.get(player_id, 0) > 0 else None
+        if rnd.turn != player_id:
+            return None
+        return "take" if rnd.drawn is None else "drawn"
+
     def legal_actions(self, player_id: str) -> list[Action]:
         """Every move `player_id` may make now (Forfeit excepted: always allowed)."""
-        if self.phase != SETUP and self.phase != PLAY or player_id in self.forfeited:
+        stage = self.stage(player_id)
+        if stage is None:
             return []
-        rnd = self.round
-        grid = rnd.grids.get(player_id)
-        if grid is None:
-            return []
-        cols = grid.cols
-        if self.phase == SETUP:
-            if rnd.setup_left.get(player_id, 0) <= 0:
-                return []
-            return [Reveal(i // cols, i % cols) for i, s in enumerate(grid.state) if s == DOWN]
-        if rnd.turn != player_id:
-            return []
-        if rnd.drawn is None:
-            return [Draw()] + [
-                TakeDiscard(i // cols, i % cols) for i, s in enumerate(grid.state) if s != GONE
-            ]
-        keeps = [KeepDrawn(i // cols, i % cols) for i, s in enumerate(grid.state) if s != GONE]
-        flips = [DiscardDrawn((i // cols, i % cols)) for i, s in enumerate(grid.state) if s == DOWN]
-        return keeps + (flips or [DiscardDrawn(None)])
+        grid = self.round.grids[player_id]
+        state = grid.state
+        reveal, take, keep, flip = _cell_actions(grid.rows, grid.cols)
+        if stage == "setup":
+            return [reveal[i] for i, s in enumerate(state) if s == DOWN]
+        if stage == "take":
+            return [_DRAW] + [take[i] for i, s in enumerate(state) if s != GONE]
+        keeps = [keep[i] for i, s in enumerate(state) if s != GONE]
+        flips = [flip[i] for i, s in enumerate(state) if s == DOWN]
+        return keeps + (flips or [_DISCARD_NOTHING])
 
     def apply(self, player_id: str, action: Action) -> list[dict]:
         """Apply one move, or raise IllegalMove and change nothing.
@@ -649,17 +675,9 @@ class Game:
                 grid.state[i] = UP
             self._clear(p)
         raw = {p: rnd.grids[p].score() for p in playing}
-        scores = dict(raw)
         ender = rnd.ender
-        penalised = False
-        # Only a positive score is penalised, and only if the ender is not strictly lowest.
-        if (
-            ender in raw
-            and raw[ender] > 0
-            and any(raw[p] <= raw[ender] for p in playing if p != ender)
-        ):
-            scores[ender] = self.rules.penalty.apply(raw[ender])
-            penalised = True
+        scores = round_scores(raw, ender, self.rules.penalty)
+        penalised = ender_penalised(raw, ender)
         for p in playing:
             self.totals[p] += scores[p]
         rnd.result = {
@@ -679,11 +697,7 @@ class Game:
         """Best first; equal totals share a rank; forfeited players share the last rank,
         the one who left last listed first."""
         playing = self.active()
-        order = sorted(playing, key=lambda p: self.totals[p])  # stable: ties in lobby order
-        ranking = []
-        for p in order:
-            rank = 1 + sum(1 for q in playing if self.totals[q] < self.totals[p])
-            ranking.append({"player": p, "rank": rank, "total": self.totals[p]})
+        ranking = shared_ranks(self.totals, playing)  # ties in lobby order
         last = len(playing) + 1
         for p in reversed(self.forfeited):
             ranking.append({"player": p, "rank": last, "total": self.totals[p]})
@@ -722,6 +736,26 @@ class Game:
         game.game_seating = data["game_seating"]
         game.rounds = [Round.from_dict(rules, r) for r in data["rounds"]]
         return game
+
+
+# Moves are immutable: each one a player can make on a grid shape is made once.
+_DRAW = Draw()
+_DISCARD_NOTHING = DiscardDrawn(None)
+_CELL_ACTIONS: dict[tuple[int, int], tuple[tuple[Action, ...], ...]] = {}
+
+
+def _cell_actions(rows: int, cols: int) -> tuple[tuple[Action, ...], ...]:
+    """For a grid shape: the Reveal, TakeDiscard, KeepDrawn and DiscardDrawn of each cell."""
+    found = _CELL_ACTIONS.get((rows, cols))
+    if found is None:
+        cells = [divmod(i, cols) for i in range(rows * cols)]
+        found = _CELL_ACTIONS[(rows, cols)] = (
+            tuple(Reveal(r, c) for r, c in cells),
+            tuple(TakeDiscard(r, c) for r, c in cells),
+            tuple(KeepDrawn(r, c) for r, c in cells),
+            tuple(DiscardDrawn((r, c)) for r, c in cells),
+        )
+    return found
 
 
 _HANDLERS = {

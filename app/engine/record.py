@@ -1,4 +1,4 @@
-"""Game records in the `skymo.game/1` format (GAME_RECORD.md): write and replay."""
+"""Game records in the `skymo.game/1` format (docs/design.md, "Game records"): write and replay."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def to_record(game: Game) -> dict:
             "grids": rnd.dealt["grids"],
             "discard": rnd.dealt["discard"],
             "draw_pile": rnd.dealt["draw_pile"],
-            "starter": rnd.starter,
+            "starter": rnd.first_turn,
             "moves": list(rnd.moves),
         }
         if rnd.result is not None:
@@ -67,10 +67,11 @@ def replay(record: dict) -> Game:
             game.score_round()
         if game.rounds and game.phase != ROUND_OVER:
             raise RecordError(f"round {number}: the previous round did not end")
+        starter = rnd_data.get("starter")
+        if starter is not None and starter not in rnd_data["seating"]:
+            raise RecordError(f"round {number}: the starter {starter} is not seated")
         try:
-            game.start_next_round(
-                seating=rnd_data["seating"], deck=deck, starter=rnd_data.get("starter")
-            )
+            game.start_next_round(seating=rnd_data["seating"], deck=deck, starter=starter)
         except IllegalMove as exc:
             raise RecordError(f"round {number}: {exc.reason}") from exc
         for index, move in enumerate(rnd_data["moves"]):
@@ -81,6 +82,7 @@ def replay(record: dict) -> Game:
             except (IllegalMove, KeyError, TypeError, ValueError) as exc:
                 reason = exc.reason if isinstance(exc, IllegalMove) else repr(exc)
                 raise RecordError(f"round {number}, move {index + 1} ({move}): {reason}") from exc
+        _check_starter(game.round, rnd_data)
         _check_result(game, rnd_data)
     if game.phase == SCORING:
         game.score_round()
@@ -123,6 +125,17 @@ def _apply_move(game: Game, move: dict) -> None:
         game.apply(player, Forfeit())
     else:
         raise IllegalMove(f"unknown move type {kind!r}")
+
+
+def _check_starter(rnd, rnd_data: dict) -> None:
+    """The recorded starter played the round's first turn. In a round without turns it
+    is null; the player the rules named is accepted too (other implementations)."""
+    recorded = rnd_data.get("starter")
+    first = rnd.first_turn
+    if recorded == first or (first is None and recorded == rnd.starter):
+        return
+    played = f"{first} played the first turn" if first else "nobody played a turn"
+    raise RecordError(f"round {rnd.number}: the starter is {recorded}, but {played}")
 
 
 def _check_result(game: Game, rnd_data: dict) -> None:

@@ -1,4 +1,4 @@
-"""The host's options (RULES.md, "Rule options"), validated once at construction."""
+"""The host's options (docs/rules.md, "Options the host can set"), checked when built."""
 
 from __future__ import annotations
 
@@ -8,6 +8,16 @@ MIN_PLAYERS = 2
 MAX_PLAYERS = 8
 PENALTY_MODES = ("multiplier", "flat", "both")
 RESEAT_POLICIES = ("never", "round", "game")
+# The allowed range of each numeric option, (low, high): the one statement the checks
+# below and the host's form both read. initial_flips is also below the grid's cards.
+BOUNDS = {
+    "rows": (2, 3),
+    "cols": (2, 4),
+    "initial_flips": (0, 4),
+    "end_score": (10, 1000),
+    "penalty.multiplier": (2, 5),
+    "penalty.flat": (1, 50),
+}
 
 
 class RuleError(ValueError):
@@ -19,7 +29,9 @@ class RuleError(ValueError):
         self.message = message
 
 
-def _check_int(name: str, value, low: int, high: int) -> None:
+def _check_int(name: str, value, low: int | None = None, high: int | None = None) -> None:
+    if low is None:
+        low, high = BOUNDS[name]
     if isinstance(value, bool) or not isinstance(value, int):
         raise RuleError(name, f"must be a whole number from {low} to {high}")
     if not low <= value <= high:
@@ -42,8 +54,8 @@ class Penalty:
     def __post_init__(self):
         if self.mode not in PENALTY_MODES:
             raise RuleError("penalty.mode", f"must be one of {', '.join(PENALTY_MODES)}")
-        _check_int("penalty.multiplier", self.multiplier, 2, 5)
-        _check_int("penalty.flat", self.flat, 1, 50)
+        _check_int("penalty.multiplier", self.multiplier)
+        _check_int("penalty.flat", self.flat)
 
     def apply(self, score: int) -> int:
         if self.mode == "multiplier":
@@ -72,10 +84,11 @@ class RuleSet:
     reseat: str = "never"
 
     def __post_init__(self):
-        _check_int("rows", self.rows, 2, 3)
-        _check_int("cols", self.cols, 2, 4)
-        _check_int("initial_flips", self.initial_flips, 0, min(4, self.rows * self.cols - 1))
-        _check_int("end_score", self.end_score, 10, 1000)
+        _check_int("rows", self.rows)
+        _check_int("cols", self.cols)
+        low, high = BOUNDS["initial_flips"]
+        _check_int("initial_flips", self.initial_flips, low, min(high, self.rows * self.cols - 1))
+        _check_int("end_score", self.end_score)
         _check_bool("clear_rows", self.clear_rows)
         _check_bool("show_running_score", self.show_running_score)
         if not isinstance(self.penalty, Penalty):

@@ -2,8 +2,9 @@
 
 Sessions are flask-login's. The id kept in the session is "<user id>:<login nonce>";
 a new password draws a new nonce, which signs out every other session and remember
-cookie. Signing in renews the session: only the guest's seat tokens survive (they move
-to the account), everything else, the CSRF token included, starts afresh."""
+cookie. Signing in renews the session: only the guest's seat tokens (they move to the
+account) and the device token (its score sheets become the account's) survive;
+everything else, the CSRF token included, starts afresh."""
 
 from __future__ import annotations
 
@@ -13,16 +14,19 @@ import os
 from flask import (
     Blueprint,
     current_app,
+    make_response,
     redirect,
     render_template,
     request,
     session,
     url_for,
 )
+from flask_babel import gettext as _
 from flask_login import LoginManager, UserMixin, current_user, login_user, logout_user
 
 from .. import accounts
 from ..models import User
+from . import ratelimit
 from .security import csrf_token
 
 bp = Blueprint("auth", __name__)
@@ -59,23 +63,6 @@ def signed_in() -> User | None:
     return None
 
 
-def limiter() -> accounts.SignInLimiter:
-    return current_app.extensions["skymo_signin_limiter"]
-
-
-def client_address() -> str | None:
-    """The address the rate limit counts. Behind N reverse proxies (SKYMO_PROXY_HOPS=N)
-    it is the one the outermost trusted proxy saw, else every visitor would share the
-    proxy's address, and one visitor's failures would lock everybody out."""
-    hops = current_app.config["PROXY_HOPS"]
-    if hops > 0:
-        forwarded = [a.strip() for a in request.headers.get("X-Forwarded-For", "").split(",")]
-        forwarded = [a for a in forwarded if a]
-        if len(forwarded) >= hops:
-            return forwarded[-hops]
-    return request.remote_addr
-
-
 def safe_next(target: str | None) -> str | None:
     """Only a path on this site: no scheme, no host, no protocol-relative URL."""
     if not target or not target.startswith("/") or target.startswith("//"):
@@ -87,7 +74,7 @@ def safe_next(target: str | None) -> str | None:
 
 def start_session(user: User, remember: bool) -> None:
     """Renew the session for this user; the guest's seats move to the account."""
-    keep = {key: session[key] for key in ("seats", "name") if key in session}
+    keep = {key: session[key] for key in ("seats", "name", "device") if key in session}
     session.clear()
     session.update(keep)
     session.permanent = True
@@ -124,16 +111,11 @@ def signin():
         return page("pages/signin.html", form={})
     form = request.form
     username = (form.get("username") or "").strip()
-    address = client_address()
-    wait = limiter().retry_after(address, username)
-    if wait > 0:
-        message = accounts.too_many_message(wait)
-        return page("pages/signin.html", 429, form=form, error=message)
+    # Rate limited by app.web.ratelimit: refused attempts never reach this view.
     user = accounts.authenticate(username, form.get("password"))
     if user is None:
-        limiter().failed(address, username)
         return page("pages/signin.html", 401, form=form, error=accounts.WRONG_CREDENTIALS)
-    limiter().succeeded(address, username)
+    ratelimit.forget_username_failures()
     start_session(user, remember=form.get("remember") == "on")
     return redirect(safe_next(form.get("next")) or url_for("lobby.home"), 303)
 
@@ -188,21 +170,25 @@ def delete_account():
     session.clear()
     return page(
         "pages/notice.html",
-        title="Account deleted",
-        message="Your account is deleted. Your games stay in the others' history "
-        "under “deleted player”. You can still play as a guest.",
+        title=_("Account deleted"),
+        message=_(
+            "Your account is deleted. Your games stay in the others' history "
+            "under “deleted player”. You can still play as a guest."
+        ),
     )
 
 
 def init_app(app) -> None:
-    app.config.setdefault("SIGNIN_MAX_FAILURES", 5)
-    app.config.setdefault("SIGNIN_WINDOW_SECONDS", 15 * 60)
     app.config.setdefault("PROXY_HOPS", int(os.environ.get("SKYMO_PROXY_HOPS", "0") or 0))
     app.config.setdefault("REMEMBER_COOKIE_HTTPONLY", True)
     app.config.setdefault("REMEMBER_COOKIE_SAMESITE", "Lax")
     app.config.setdefault("REMEMBER_COOKIE_SECURE", app.config.get("SESSION_COOKIE_SECURE"))
-    app.extensions["skymo_signin_limiter"] = accounts.SignInLimiter(
-        app.config["SIGNIN_MAX_FAILURES"], app.config["SIGNIN_WINDOW_SECONDS"]
-    )
     login_manager.init_app(app)
     app.register_blueprint(bp)
+    ratelimit.init_app(app, "auth.signin", _too_many)
+
+
+def _too_many(seconds: float):
+    """A sign-in refused by the rate limit: the page says for how long."""
+    message = ratelimit.too_many_message(seconds)
+    return make_response(page("pages/signin.html", 429, form=request.form, error=message))

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from functools import cache
+from pathlib import Path
+
 from flask import Blueprint, redirect, render_template, request, session, url_for
+from flask_babel import get_locale
+from markdown_it import MarkdownIt
+from markupsafe import Markup
 
 from .. import games
 from .auth import signed_in
@@ -83,6 +89,21 @@ def join_by_code():
     return redirect(url_for("table.show", code=code), 303)
 
 
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+@cache
+def rules_html(lang: str) -> Markup:
+    """docs/rules.<lang>.md when that translation exists, else docs/rules.md, as HTML.
+    The rules are long prose, so they are translated as whole documents, not strings."""
+    path = DOCS / f"rules.{lang}.md"
+    if not path.is_file():
+        path = DOCS / "rules.md"
+    # The file is ours (no user input), but raw HTML stays off all the same.
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    return Markup(md.render(path.read_text(encoding="utf-8")))
+
+
 @bp.get("/rules")
 def rules():
-    return render_template("pages/rules.html")
+    return render_template("pages/rules.html", rules=rules_html(str(get_locale())))

@@ -9,9 +9,11 @@ from functools import lru_cache
 
 import segno
 from flask import render_template, url_for
+from flask_babel import gettext as _
+from flask_babel import ngettext
 from markupsafe import Markup, escape
 
-from .. import games
+from .. import games, i18n
 from ..engine import RuleSet, view
 from ..hub import Connection, hub
 from ..models import Seat, Table
@@ -20,8 +22,9 @@ MODES = ("take", "flip")
 
 
 def a(value) -> str:
-    """'a 7', 'an 8', 'an 11': the article a card value takes when read aloud."""
-    return f"an {value}" if value in (8, 11) else f"a {value}"
+    """'a 7', 'an 8', 'an 11': the article a card value takes when read aloud (in the
+    current language: 'un 7', 'eine 7')."""
+    return i18n.card(value)
 
 
 def card_html(cell: dict) -> Markup:
@@ -97,6 +100,7 @@ def table_context(
         "board": None,
         "max_seats": games.MAX_SEATS,
         "bot_kinds": ["random", "greedy", "strong"],
+        "bot_kind_names": i18n.bot_kind_names(),
     }
     if table.status == Table.LOBBY:
         ctx["qr"] = qr_svg(ctx["invite_url"])
@@ -138,16 +142,16 @@ def board(table: Table, game, me: Seat | None, seats: list[dict], mode: str | No
         for r, row in enumerate(rnd["grids"][pid]):
             out = []
             for c, cell in enumerate(row):
-                where = f"Row {r + 1}, column {c + 1}"
+                where = _("Row %(row)s, column %(col)s", row=r + 1, col=c + 1)
                 entry = {"row": r, "col": c, "state": cell["state"], "action": None}
                 if cell["state"] == "up":
                     entry["value"] = cell["value"]
                     entry["tone"] = card_tone(cell["value"])
-                    entry["label"] = f"{where}: {cell['value']}"
+                    entry["label"] = _("%(where)s: %(card)s", where=where, card=cell["value"])
                 elif cell["state"] == "down":
-                    entry["label"] = f"{where}: face down"
+                    entry["label"] = _("%(where)s: face down", where=where)
                 else:
-                    entry["label"] = f"{where}: cleared"
+                    entry["label"] = _("%(where)s: cleared", where=where)
                 if mine and cell["state"] != "gone":
                     entry["action"] = cell_action(cell, entry, face_down_left)
                 entry["html"] = card_html(entry)
@@ -158,18 +162,21 @@ def board(table: Table, game, me: Seat | None, seats: list[dict], mode: str | No
     def cell_action(cell, entry, face_down_left) -> dict | None:
         down = cell["state"] == "down"
         if phase == "setup" and setup_left > 0 and down:
-            return {"type": "reveal", "verb": f"Turn over. {entry['label']}"}
+            return {"type": "reveal", "verb": _("Turn over. %(cell)s", cell=entry["label"])}
         if not my_turn:
             return None
         if mode == "take":
             top = rnd["discard_top"]
-            return {"type": "take_discard", "verb": f"Put the {top} here. {entry['label']}"}
+            verb = _("Put the %(card)s here. %(cell)s", card=top, cell=entry["label"])
+            return {"type": "take_discard", "verb": verb}
         if drawn is not None and mode == "flip":
             if down:
-                return {"type": "discard_drawn", "verb": f"Turn this card over. {entry['label']}"}
+                verb = _("Turn this card over. %(cell)s", cell=entry["label"])
+                return {"type": "discard_drawn", "verb": verb}
             return None
         if drawn is not None:
-            return {"type": "keep_drawn", "verb": f"Put the {drawn} here. {entry['label']}"}
+            verb = _("Put the %(card)s here. %(cell)s", card=drawn, cell=entry["label"])
+            return {"type": "keep_drawn", "verb": verb}
         return None
 
     seating = rnd["seating"]
@@ -246,53 +253,68 @@ def banner(v, names, my_id, my_turn, setup_left, drawn, mode) -> dict:
     ender = names.get(rnd["ender"])
     if phase == "setup":
         if setup_left:
-            plural = "s" if setup_left > 1 else ""
-            return {"tone": "you", "text": f"Turn over {setup_left} card{plural} of your grid."}
-        waiting = [names[p] for p, n in rnd["setup_left"].items() if n > 0]
-        return {"tone": "wait", "text": f"Waiting for {', '.join(waiting)} to turn their cards."}
+            text = ngettext(
+                "Turn over %(num)d card of your grid.",
+                "Turn over %(num)d cards of your grid.",
+                setup_left,
+            )
+            return {"tone": "you", "text": text}
+        waiting = i18n.and_list(names[p] for p, n in rnd["setup_left"].items() if n > 0)
+        text = _("Waiting for %(names)s to turn their cards.", names=waiting)
+        return {"tone": "wait", "text": text}
     if phase == "round_over":
-        return {"tone": "wait", "text": f"Round {rnd['number']} is over."}
+        return {"tone": "wait", "text": _("Round %(number)s is over.", number=rnd["number"])}
     if phase == "game_over":
-        return {"tone": "wait", "text": "The game is over."}
-    prefix = f"Last turn! {ender} ended the round. " if last else ""
+        return {"tone": "wait", "text": _("The game is over.")}
+    prefix = _("Last turn! %(name)s ended the round.", name=ender) + " " if last else ""
+    top = rnd["discard_top"]
     if my_turn:
         if drawn is not None and mode == "flip":
-            text = f"Discard the {drawn}: tap a face-down card to turn it over."
+            text = _("Discard the %(card)s: tap a face-down card to turn it over.", card=drawn)
         elif drawn is not None:
-            text = f"You drew {a(drawn)}: tap a card to replace it, or discard it."
+            text = _("You drew %(card)s: tap a card to replace it, or discard it.", card=a(drawn))
         elif mode == "take":
-            text = f"Tap the card the {rnd['discard_top']} replaces."
+            text = _("Tap the card the %(card)s replaces.", card=top)
         else:
-            text = f"Your turn: draw a card or take the {rnd['discard_top']}."
+            text = _("Your turn: draw a card or take the %(card)s.", card=top)
         return {"tone": "last" if last else "you", "text": prefix + text}
     turn = names.get(rnd["turn"], "")
-    doing = " is choosing where to put a drawn card." if rnd["has_drawn"] else " is playing."
-    return {"tone": "last" if last else "wait", "text": prefix + turn + doing}
+    if rnd["has_drawn"]:
+        doing = _("%(name)s is choosing where to put a drawn card.", name=turn)
+    else:
+        doing = _("%(name)s is playing.", name=turn)
+    return {"tone": "last" if last else "wait", "text": prefix + doing}
 
 
 def log_line(event: dict, names: dict) -> str | None:
     who = names.get(event.get("player"), "")
     kind = event["type"]
     if kind == "take_discard":
-        return f"{who} took the {event['value']} from the discard pile"
+        return _("%(name)s took the %(card)s from the discard pile", name=who, card=event["value"])
     if kind == "keep_drawn":
-        return f"{who} drew and kept {a(event['value'])}"
+        return _("%(name)s drew and kept %(card)s", name=who, card=a(event["value"]))
     if kind == "discard_drawn":
         flip = event["flip"]
         if flip:
-            return f"{who} discarded {a(event['value'])} and turned over {a(flip['value'])}"
-        return f"{who} discarded {a(event['value'])}"
+            return _(
+                "%(name)s discarded %(card)s and turned over %(other)s",
+                name=who,
+                card=a(event["value"]),
+                other=a(flip["value"]),
+            )
+        return _("%(name)s discarded %(card)s", name=who, card=a(event["value"]))
     if kind == "clear":
-        value = event["value"]
-        return f"{who}: {event['line'].capitalize()} of {value}s cleared"
+        if event["line"] == "row":
+            return _("%(name)s: Row of %(card)ss cleared", name=who, card=event["value"])
+        return _("%(name)s: Column of %(card)ss cleared", name=who, card=event["value"])
     if kind == "ended":
-        return f"{who} ended the round"
+        return _("%(name)s ended the round", name=who)
     if kind == "reshuffle":
-        return "The discard pile was shuffled into a new draw pile"
+        return _("The discard pile was shuffled into a new draw pile")
     if kind == "forfeit":
-        return f"{who} left the game"
+        return _("%(name)s left the game", name=who)
     if kind == "reveal":
-        return f"{who} turned over {a(event['value'])}"
+        return _("%(name)s turned over %(card)s", name=who, card=a(event["value"]))
     return None
 
 
@@ -314,10 +336,13 @@ def round_result(game, result: dict, names: dict, my_id) -> dict:
     rows.sort(key=lambda r: r["score"])
     penalty_note = None
     if ender in result["raw"] and result["scores"][ender] != result["raw"][ender]:
-        penalty_note = (
-            f"{names[ender]} ended the round without the strictly lowest score: "
-            f"{result['raw'][ender]} became {result['scores'][ender]} "
-            f"({game.rules.penalty.describe()})."
+        penalty_note = _(
+            "%(name)s ended the round without the strictly lowest score: "
+            "%(raw)s became %(score)s (%(penalty)s).",
+            name=names[ender],
+            raw=result["raw"][ender],
+            score=result["scores"][ender],
+            penalty=i18n.describe_penalty(game.rules.penalty),
         )
     return {"rows": rows, "penalty_note": penalty_note, "ender": names.get(ender)}
 

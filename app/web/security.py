@@ -9,6 +9,7 @@ import hmac
 import secrets
 
 from flask import render_template, request, session
+from flask_babel import gettext as _
 
 
 def csrf_token() -> str:
@@ -29,13 +30,13 @@ def init_app(app) -> None:
         expected = session.get("csrf")
         sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf_token")
         if not expected or not sent or not hmac.compare_digest(str(expected), str(sent)):
-            message = "This form has expired: reload the page and try again."
+            message = _("This form has expired: reload the page and try again.")
             return render_template("pages/error.html", message=message, status=400), 400
         return None
 
     @app.errorhandler(413)
     def _too_large(exc):
-        message = "That request is too large: nothing was changed."
+        message = _("That request is too large: nothing was changed.")
         return render_template("pages/error.html", message=message, status=413), 413
 
     @app.after_request

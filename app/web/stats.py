@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from flask import Blueprint, abort, render_template, request
+from flask_babel import format_date
+from flask_babel import gettext as _
 
 from .. import games, stats
 from ..engine import replay
@@ -33,9 +35,14 @@ def stats_context(user) -> dict:
     points = [
         {
             "value": r.total,
-            "label": f"Game {first + i}",
+            "label": _("Game %(number)s", number=first + i),
             "mark": stats.is_win(r),
-            "note": f"{r.finished_at:%d %b %Y}, rank {r.rank} of {r.players}",
+            "note": _(
+                "%(date)s, rank %(rank)s of %(players)s",
+                date=format_date(r.finished_at, "medium"),
+                rank=r.rank,
+                players=r.players,
+            ),
         }
         for i, r in enumerate(s.recent)
     ]

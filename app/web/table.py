@@ -9,9 +9,11 @@ from __future__ import annotations
 import json
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, session, url_for
+from flask_babel import gettext as _
 
 from .. import accounts, games
 from ..engine import DiscardDrawn, Draw, KeepDrawn, Reveal, TakeDiscard
+from ..engine.rules import BOUNDS
 from ..hub import hub
 from .auth import signed_in
 from .lobby import remember_seat
@@ -19,6 +21,20 @@ from .render import table_context
 from .security import csrf_token
 
 bp = Blueprint("table", __name__, url_prefix="/t")
+
+
+@bp.app_context_processor
+def limits() -> dict:
+    """Ranges and delays the table's text states, from where they are enforced (the
+    rules' bounds, the lobby's timers, the server's settings), for pages and pushes."""
+    return {
+        "rule_bounds": {
+            **BOUNDS,
+            "grace_seconds": games.GRACE_RANGE,
+            "rejoin_seconds": games.REJOIN_RANGE,
+        },
+        "next_round_seconds": f"{games.settings.next_round_seconds:g}",
+    }
 
 
 def current_seat(table):
@@ -70,7 +86,7 @@ def act(code: str, fn, *args, **kwargs):
     try:
         fn(code, seat, *args, **kwargs)
     except games.Stale:
-        notice = "The table changed before your action arrived: here it is now."
+        notice = _("The table changed before your action arrived: here it is now.")
         return render_table(code, error=notice, status=409 if not is_htmx() else 200)
     except games.TableError as exc:
         return render_table(
@@ -168,8 +184,8 @@ def parse_action(form):
     except (TypeError, ValueError):
         if kind == "discard_drawn" and not any(form.get(k) for k in ("row", "col", "pos")):
             return DiscardDrawn(None)
-        raise games.TableError("That is not a position on your grid.") from None
-    raise games.TableError("That is not a move of this game.")
+        raise games.TableError(_("That is not a position on your grid.")) from None
+    raise games.TableError(_("That is not a move of this game."))
 
 
 @bp.post("/<code>/move")

@@ -28,15 +28,14 @@ from app.engine import (
     Player,
     Reveal,
     RuleSet,
+    action_from_dict,
     view,
 )
 
 NAMES = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal"]
 
-# The shared folder sits beside the repository (here /work/shared; in CI a copy of
-# shared/ next to the clone): always resolve it from the repository root's parent.
-SHARED = Path(__file__).resolve().parents[3] / "shared"
-CONFORMANCE = SHARED / "conformance" / "records.jsonl"
+# An independent implementation's records, kept in the repository (see its README).
+CONFORMANCE = Path(__file__).resolve().parents[1] / "data" / "conformance" / "records.jsonl"
 
 
 def players(n: int) -> list[Player]:
@@ -144,6 +143,8 @@ def check_view(game: Game, text: bool = False) -> None:
         vr = data["round"]
         if text:
             assert "draw_pile" not in json.dumps(data)
+        legal = game.legal_actions(me) if me is not None else []
+        assert [action_from_dict(a) for a in data["legal"]] == legal
         assert "draw_pile" not in vr
         for p, rows in vr["grids"].items():
             grid = rnd.grids[p]

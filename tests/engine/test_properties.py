@@ -63,7 +63,7 @@ def rule_sets(draw):
 
 
 def check_result(game: Game, rnd) -> None:
-    """A scored round: raw = the cards left, the ender's penalty as RULES.md says."""
+    """A scored round: raw = the cards left, the ender's penalty as docs/rules.md says."""
     result = rnd.result
     rules = game.rules
     for p, raw in result["raw"].items():

@@ -1,9 +1,10 @@
-"""Game records (`skymo.game/1`, GAME_RECORD.md): writing, replaying, the shared
-conformance records, and malformed records."""
+"""Game records (`skymo.game/1`, docs/design.md): writing, replaying, the conformance
+records of an independent implementation, and malformed records."""
 
 import copy
 import json
 import random
+from pathlib import Path
 
 import pytest
 from engine_helpers import (
@@ -239,7 +240,7 @@ def test_record_keeps_a_forfeit_after_the_scoring():
 
 def test_conformance_records_are_there():
     assert CONFORMANCE.is_file()
-    assert CONFORMANCE.parent.parent.name == "shared"
+    assert CONFORMANCE.is_relative_to(Path(__file__).resolve().parents[1])  # inside tests/
     assert len(RECORDS) == 120
     assert all(r["format"] == FORMAT for r in RECORDS)
 
@@ -251,7 +252,7 @@ def test_conformance_record_replays(record):
     assert len(game.rounds) == len(record["rounds"])
     for mine, theirs in zip(game.rounds, record["rounds"], strict=True):
         assert mine.seating == theirs["seating"]
-        assert mine.starter == theirs["starter"]
+        assert mine.first_turn == theirs["starter"] or no_turn_named(mine, theirs)
         assert mine.result == theirs.get("result")
     final = record["final"]
     assert game.is_over == final["ended"]
@@ -259,12 +260,22 @@ def test_conformance_record_replays(record):
     assert game.forfeited == final["forfeited"]
     # writing it again gives the same deal, moves and results
     again = to_record(game)
-    for mine, theirs in zip(again["rounds"], record["rounds"], strict=True):
+    for rnd, mine, theirs in zip(game.rounds, again["rounds"], record["rounds"], strict=True):
+        if no_turn_named(rnd, theirs):
+            assert mine["starter"] is None
+            mine = {**mine, "starter": theirs["starter"]}
         assert mine == theirs
 
 
+def no_turn_named(rnd, theirs: dict) -> bool:
+    """A round without any turn whose record names the player the rules chose to start
+    (one conformance record does); Skymo writes null there (docs/design.md)."""
+    named = theirs["starter"]
+    return rnd.first_turn is None and named is not None and named == rnd.starter
+
+
 def test_conformance_records_cover_the_rules():
-    """The shared records exercise what they claim: reshuffles, row clears, forfeits."""
+    """The conformance records exercise what they claim: reshuffles, row clears, forfeits."""
     kinds = {m["type"] for r in RECORDS for rnd in r["rounds"] for m in rnd["moves"]}
     assert kinds == {"reveal", "take_discard", "draw", "reshuffle", "forfeit"}
     assert {len(r["players"]) for r in RECORDS} == set(range(2, 9))

@@ -1,4 +1,4 @@
-"""Rule options (RULES.md, "Rule options"): defaults, ranges, (de)serialisation."""
+"""Rule options (docs/rules.md, "Options the host can set"): defaults, ranges, (de)serialisation."""
 
 import json
 

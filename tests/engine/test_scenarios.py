@@ -1,8 +1,9 @@
-"""Fixed-deck scenarios: one or more for every rule of RULES.md.
+"""Fixed-deck scenarios: one or more for every rule of docs/rules.md.
 
 Decks are listed in dealing order (each seat's grid row-major, the discard card, then
 the draw pile next card first); `build_deck` fills the rest with the unused cards."""
 
+import copy
 import json
 import random
 from collections import Counter
@@ -40,6 +41,7 @@ from app.engine import (
     IllegalMove,
     KeepDrawn,
     Penalty,
+    RecordError,
     Reveal,
     RuleSet,
     TakeDiscard,
@@ -256,12 +258,18 @@ def test_a_record_cannot_name_another_starter_than_the_ender():
     game = quick_game([[[12, 0], [1, -2]], [[1, 2], [3, 4]]])
     keep_turn(game, "p1", (0, 0))
     flip_until_round_end(game)
+    ender = game.round.ender
+    game.start_next_round()
+    for p in ("p1", "p2"):
+        reveal(game, p, (0, 0), (0, 1), (1, 0))
+    assert game.round.turn == ender
+    keep_turn(game, ender, (1, 1))
     record = to_record(game)
-    assert replay(record).totals == game.totals
-    game.start_next_round(starter="p1")
-    with pytest.raises(IllegalMove):
-        for p in ("p1", "p2"):
-            reveal(game, p, (0, 0), (0, 1), (1, 0))
+    assert record["rounds"][1]["starter"] == ender
+    assert replay(copy.deepcopy(record)).totals == game.totals
+    record["rounds"][1]["starter"] = "p1" if ender == "p2" else "p2"
+    with pytest.raises(RecordError, match="round 2: the starter is"):
+        replay(record)
 
 
 def test_first_round_rule_when_the_ender_has_left():
@@ -1104,7 +1112,7 @@ def test_hidden_running_score():
         data = view(game, who)
         assert [p["total"] for p in data["players"]] == [44, 20]
         assert data["round"]["result"]["totals"] == {"p1": 44, "p2": 20}
-        assert data["ranking"] == game.ranking()
+        assert list(data["ranking"]) == game.ranking()
 
 
 def test_shown_running_score():

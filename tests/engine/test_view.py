@@ -5,6 +5,7 @@ import json
 import random
 import re
 
+import pytest
 from engine_helpers import (
     DOWN,
     check_view,
@@ -28,6 +29,8 @@ from app.engine import (
     KeepDrawn,
     Reveal,
     RuleSet,
+    action_from_dict,
+    action_to_dict,
     view,
 )
 
@@ -130,10 +133,10 @@ def test_spectator_view():
         assert data["round"]["has_drawn"] is True
         assert data["round"]["drawn"] is None
         assert [p["id"] for p in data["players"]] == ["p1", "p2"]
-        assert data["round"]["grids"]["p1"][0][:2] == [
+        assert data["round"]["grids"]["p1"][0][:2] == (
             {"state": "up", "value": 1},
             {"state": "up", "value": 2},
-        ]
+        )
         assert "9" not in json.dumps(data["round"]["grids"])
     assert view(game, None) == view(game, "somebody-else")
 
@@ -175,7 +178,7 @@ def test_view_before_a_deal_and_after_the_game():
     flip_until_round_end(game)
     assert game.phase == GAME_OVER
     data = view(game, None)
-    assert data["ranking"] == game.ranking()
+    assert list(data["ranking"]) == game.ranking()
     assert [p["total"] for p in data["players"]] == [22, 10]
     # after the final reveal every remaining card is face up
     cells = [c for g in data["round"]["grids"].values() for row in g for c in row]
@@ -183,27 +186,64 @@ def test_view_before_a_deal_and_after_the_game():
     assert data["round"]["turn"] is None
 
 
-def test_a_view_is_a_copy():
+def test_a_view_is_read_only_and_shared():
     game = fixed_game([A, B], 5)
     game.apply("p1", Reveal(0, 0))
     before = json.dumps(game.to_dict(), sort_keys=True)
     data = view(game, "p1")
-    data["round"]["grids"]["p1"][0][0]["value"] = 99
-    data["round"]["grids"]["p1"][0][1]["state"] = "up"
-    data["round"]["log"].clear()
-    data["round"]["seating"].reverse()
-    data["players"][0]["total"] = 500
-    data["rules"]["rows"] = 9
-    data["rules"]["penalty"]["mode"] = "none"
+    for change in (
+        lambda: data["round"]["grids"]["p1"][0][0].__setitem__("value", 99),
+        lambda: data["round"].__setitem__("discard_top", 12),
+        lambda: data["players"][0].update(total=500),
+        lambda: data["rules"]["penalty"].pop("mode"),
+        lambda: data.clear(),
+    ):
+        with pytest.raises(TypeError):
+            change()
+    with pytest.raises(AttributeError):
+        data["round"]["log"].clear()  # a tuple
     assert json.dumps(game.to_dict(), sort_keys=True) == before
-    assert view(game, "p1")["rules"] == RuleSet().to_dict()
+    # Unchanged parts are shared between viewers; only what differs is new.
+    other = view(game, "p2")
+    assert other["round"] is data["round"] and other["players"] is data["players"]
+    assert other["legal"] != data["legal"]
 
 
 def test_view_is_json_and_stable():
     game = fixed_game([A, B], 5)
     data = view(game, "p1")
-    assert json.loads(json.dumps(data)) == data
+    assert json.loads(json.dumps(data)) == json.loads(json.dumps(view(game, "p1")))
     assert view(game, "p1") == data
+
+
+def test_a_view_is_rebuilt_after_every_change():
+    """The shared part is cached per change: after each move it equals a view built
+    from scratch (a copy of the game that never had a view)."""
+    rng = random.Random(3)
+    for seed in range(6):
+        game = Game(players(rng.randint(2, 5)), random_rules(rng), seed=seed)
+        while not game.is_over:
+            do_step(game, random_step(game, rng, 0.003))
+            fresh = Game.from_dict(json.loads(json.dumps(game.to_dict())))
+            for who in (None, *game.totals):
+                assert view(game, who) == view(fresh, who)
+
+
+def test_the_view_lists_the_viewers_legal_actions():
+    game = fixed_game([A, B], 5, (9, 3))
+    data = view(game, "p1")
+    assert data["legal"] == tuple(action_to_dict(a) for a in game.legal_actions("p1"))
+    assert len(data["legal"]) == 12 and data["legal"][0] == {"type": "reveal", "row": 0, "col": 0}
+    for p in ("p1", "p2"):
+        game.apply(p, Reveal(0, 0))
+        game.apply(p, Reveal(0, 1))
+    assert view(game, "p2")["legal"] == () and view(game, None)["legal"] == ()
+    assert [a["type"] for a in view(game, "p1")["legal"]] == ["draw"] + ["take_discard"] * 12
+    game.apply("p1", Draw())
+    legal = view(game, "p1")["legal"]
+    assert [a["type"] for a in legal] == ["keep_drawn"] * 12 + ["discard_drawn"] * 10
+    assert {"type": "discard_drawn", "flip": (2, 3)} in legal
+    assert [action_from_dict(a) for a in legal] == game.legal_actions("p1")
 
 
 def test_the_log_never_names_a_drawn_card():

@@ -1,4 +1,4 @@
-"""Absent players (RULES.md, "Absent players"): played for after the grace period,
+"""Absent players (docs/rules.md, "Leaving and coming back"): played for after the grace period,
 forfeit after the rejoin window, and the lobby's host hands over."""
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from web_helpers import (
     vote_next_round,
 )
 
+from app import games
 from app.engine import Game, replay
 from app.models import GameRecord, Seat, Table
 
@@ -132,7 +133,7 @@ def test_a_whole_game_three_people_and_a_bot(browser, seed):
     assert download(watcher, doc) == record
 
 
-def test_next_round_waits_for_everyone(browser):
+def test_next_round_waits_for_everyone(browser, monkeypatch):
     ann, bob = seat_table(browser, ("Ann", "Bob"), bots=("random",), rows=2, cols=2, end_score=1000)
     start(ann)
     rng = random.Random(3)
@@ -150,13 +151,20 @@ def test_next_round_waits_for_everyone(browser):
         scores = [int(r.find_all("td")[1].text().split()[0]) for r in rows]
         assert scores == sorted(scores)
         assert form_posting_to(doc, "/next-round") is not None
+    # The delay it states is the server's setting.
+    monkeypatch.setattr(games.settings, "next_round_seconds", 45.0)
+    assert (
+        "or by itself after 45 seconds"
+        in parse(ann.page()).by_id("round-h").ancestor("results").text()
+    )
     ann_form = form_posting_to(parse(ann.page()), "/next-round")
     players[0].submit(ann_form)
     assert game_of(code).phase == "round_over"
     assert table_row(code).votes["next"] == [seat_of(code, "Ann").id]
     doc = parse(ann.page())
     assert form_posting_to(doc, "/next-round") is None
-    assert "Waiting for the others" in doc.by_id("round-h").ancestor("results").text()
+    waiting = doc.by_id("round-h").ancestor("results").text()
+    assert "Waiting for the others" in waiting and "within 45 seconds" in waiting
     # A second press by Ann changes nothing but the version; her old form is stale.
     before = snapshot(code)
     response = ann.post(

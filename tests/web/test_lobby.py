@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from web_helpers import each, parse, seat_table, start
 
+from app import games
+from app.engine.rules import BOUNDS
 from app.models import Seat, Table
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def count_tables() -> int:
@@ -38,6 +44,20 @@ def test_security_headers_on_pages(client):
     assert response.headers["X-Content-Type-Options"] == "nosniff"
     assert response.headers["X-Frame-Options"] == "DENY"
     assert response.headers["Referrer-Policy"] == "same-origin"
+
+
+def test_the_rules_form_states_the_ranges_the_rules_enforce(browser):
+    host = browser()
+    code = host.create("Ann")
+    form = parse(host.get(f"/t/{code}").data).by_id("rules-form")
+    for name, (low, high) in {
+        **BOUNDS,
+        "grace_seconds": games.GRACE_RANGE,
+        "rejoin_seconds": games.REJOIN_RANGE,
+    }.items():
+        field = form.find("input", name=name.replace(".", "_"))
+        assert (field.attrs["min"], field.attrs["max"]) == (str(low), str(high)), name
+        assert f"{low}–" in field.parent.text()
 
 
 # ----- GET /public -------------------------------------------------------------------------
@@ -92,6 +112,19 @@ def test_rules_page(client):
     text = parse(response.data).text()
     assert "How to play Skymo" in text
     assert "Take the discard" in text and "Draw" in text
+
+
+def test_rules_page_shows_the_rules_written_in_docs(client):
+    """The page is docs/rules.md rendered: every heading, the options table, no raw
+    Markdown left over."""
+    source = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    doc = parse(client.get("/rules").data)
+    headings = [line.lstrip("# ").strip() for line in source.splitlines() if line[:2] == "##"]
+    assert len(headings) >= 6
+    assert [h.text().strip() for h in doc.find_all("h2")] == headings
+    table = doc.find("table")
+    assert table is not None and "row clears" in table.text()
+    assert "**" not in doc.text() and "|---" not in doc.text()
 
 
 # ----- POST /tables ------------------------------------------------------------------------

@@ -9,6 +9,7 @@ renderer to them. The last tests show the scanner does catch leaks."""
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import secrets
@@ -213,7 +214,7 @@ def test_scanner_flags_a_face_down_value(drawn_game, monkeypatch):
     drawer, other = drawn_game
 
     def leaky_view(game, player_id):
-        v = view(game, player_id)
+        v = json.loads(json.dumps(view(game, player_id)))  # a view is read-only
         for pid, rows in v["round"]["grids"].items():
             if pid == player_id:
                 continue
@@ -236,7 +237,7 @@ def test_scanner_flags_a_drawn_card_shown_to_the_others(drawn_game, monkeypatch)
     drawer, other = drawn_game
 
     def leaky_view(game, player_id):
-        v = view(game, player_id)
+        v = json.loads(json.dumps(view(game, player_id)))  # a view is read-only
         v["round"]["drawn"] = game.round.drawn
         return v
 
