@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 
 MAX_SEATS = 8
 NAME_MAX = 20
-NAME_CODE_POINTS = 100
+NAME_CODE_POINTS = 200
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: codes are read aloud
 NEXT_ROUND_SECONDS = 20
 PROXY_BOT = "random"  # docs/rules.md: an away player's turns are played by the simplest bot
