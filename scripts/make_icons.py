@@ -1,6 +1,6 @@
-"""Draw the app icons (static/icon-192.png, icon-512.png, icon-maskable-512.png) with the
-standard library only: two cards on the table's dark blue. Run again after a change:
-`python scripts/make_icons.py`."""
+"""Draw the app icons (static/icon-32.png, icon-192.png, icon-512.png and
+icon-maskable-512.png) with the standard library only: two cards on the table's dark
+blue. Run again after a change: `python scripts/make_icons.py`."""
 
 from __future__ import annotations
 
@@ -83,6 +83,7 @@ def png(size: int, maskable: bool) -> bytes:
 
 def main() -> None:
     for name, size, maskable in (
+        ("icon-32.png", 32, False),
         ("icon-192.png", 192, False),
         ("icon-512.png", 512, False),
         ("icon-maskable-512.png", 512, True),
