@@ -4,8 +4,11 @@ const CACHE = "skymo-{{ version }}";
 const OFFLINE = "{{ url_for('pwa.offline') }}";
 const FILES = {{ (files + [url_for('pwa.offline')])|tojson }};
 
+// Fetched without cookies: a response here must never replace the session cookie of a
+// request the page makes at the same time (creating a table, joining).
 self.addEventListener("install", (e) => {
-  e.waitUntil(caches.open(CACHE).then((c) => c.addAll(FILES)).then(() => self.skipWaiting()));
+  const requests = FILES.map((url) => new Request(url, { credentials: "omit" }));
+  e.waitUntil(caches.open(CACHE).then((c) => c.addAll(requests)).then(() => self.skipWaiting()));
 });
 
 self.addEventListener("activate", (e) => {

@@ -317,3 +317,55 @@ def test_a_reaction_shows_on_the_senders_area_for_everyone(server, new_context, 
     # A few seconds later it is gone, on every page.
     expect(on_guest).to_have_count(0, timeout=8_000)
     expect(host.locator(".reaction")).to_have_count(0)
+
+
+# ----- 9. an installable app -----------------------------------------------------------
+def test_installable_with_an_offline_page(server, new_context, screenshots, size):
+    context = new_context(**SIZES[size])
+    page = context.new_page()
+    page.goto(server.url + "/")
+    settle(page)
+    cdp = context.new_cdp_session(page)
+    manifest = cdp.send("Page.getAppManifest")
+    assert manifest["url"].endswith("/manifest.webmanifest") and not manifest["errors"]
+    # The page is controlled by the service worker, which has cached the assets.
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=10_000)
+    errors = cdp.send("Page.getInstallabilityErrors")["installabilityErrors"]
+    # Chrome's own installability rules; a test browser context is always incognito.
+    assert [e for e in errors if e["errorId"] != "in-incognito"] == [], errors
+    cached = page.evaluate(
+        """async () => { const keys = await caches.keys();
+           const c = await caches.open(keys[0]);
+           return (await c.keys()).map(r => new URL(r.url).pathname); }"""
+    )
+    assert {"/static/skymo-1.css", "/static/skymo-1.js", "/offline"} <= set(cached), cached
+    # The network goes away: the app's own offline page, styled from the cache.
+    context.set_offline(True)
+    page.goto(server.url + "/t/ABCDEF")
+    expect(page.get_by_role("heading", name="No connection")).to_be_visible()
+    assert page.evaluate("() => getComputedStyle(document.body).backgroundColor") != (
+        "rgba(0, 0, 0, 0)"
+    )
+    shoot(page, screenshots, "offline", size)
+    context.set_offline(False)
+
+
+# ----- 10. names counted as a person sees characters -----------------------------------
+FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"
+
+
+def test_the_name_box_counts_what_a_person_sees(server, new_context, size):
+    page = new_context(**SIZES[size]).new_page()
+    page.goto(server.url + "/")
+    settle(page)
+    name = page.get_by_label("Your name")
+    name.fill(FAMILY * 21)
+    assert name.evaluate("el => el.validationMessage") == "A name has at most 20 characters."
+    page.get_by_role("button", name="Create a table").click()
+    assert page.url.rstrip("/") == server.url  # the browser did not send it
+    name.fill(FAMILY * 20)  # 20 characters, 220 UTF-16 units: not cut, accepted
+    assert name.input_value() == FAMILY * 20
+    assert name.evaluate("el => el.validity.valid")
+    page.get_by_role("button", name="Create a table").click()
+    page.wait_for_url(re.compile(r"/t/[A-Z0-9]+$"))
+    expect(page.locator("#seats li.me")).to_contain_text(FAMILY * 20)
