@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .actions import DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
-from .game import DECK, GAME_OVER, ROUND_OVER, SCORING, Game, IllegalMove, Player
+from .game import DECK, GAME_OVER, PLAY, ROUND_OVER, SCORING, Game, IllegalMove, Player
 from .rules import RuleSet
 
 FORMAT = "skymo.game/1"
@@ -22,7 +22,7 @@ def to_record(game: Game) -> dict:
             "grids": rnd.dealt["grids"],
             "discard": rnd.dealt["discard"],
             "draw_pile": rnd.dealt["draw_pile"],
-            "starter": rnd.first_turn,
+            "starter": _starter(game, rnd),
             "moves": list(rnd.moves),
         }
         if rnd.result is not None:
@@ -41,6 +41,16 @@ def to_record(game: Game) -> dict:
             "forfeited": list(game.forfeited),
         },
     }
+
+
+def _starter(game: Game, rnd) -> str | None:
+    """Who played the round's first turn. While a round is being played and nobody has
+    yet, whose turn it is: a record written then must name them, or a drawing of lots
+    would not replay."""
+    first = rnd.first_turn
+    if first is None and rnd is game.round and game.phase == PLAY:
+        return rnd.turn
+    return first
 
 
 def replay(record: dict) -> Game:
@@ -129,10 +139,11 @@ def _apply_move(game: Game, move: dict) -> None:
 
 def _check_starter(rnd, rnd_data: dict) -> None:
     """The recorded starter played the round's first turn. In a round without turns it
-    is null; the player the rules named is accepted too (other implementations)."""
+    is null, or whose turn it is (a round still in play), or the player the rules named
+    (as other implementations write it)."""
     recorded = rnd_data.get("starter")
     first = rnd.first_turn
-    if recorded == first or (first is None and recorded == rnd.starter):
+    if recorded == first or (first is None and recorded in (rnd.starter, rnd.turn)):
         return
     played = f"{first} played the first turn" if first else "nobody played a turn"
     raise RecordError(f"round {rnd.number}: the starter is {recorded}, but {played}")
