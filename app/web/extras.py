@@ -8,7 +8,7 @@ import time
 
 from markupsafe import Markup
 
-from .. import games
+from .. import tables
 from ..hub import hub
 
 _lock = threading.Lock()
@@ -37,14 +37,14 @@ def away_countdown(table, now: float | None = None) -> dict | None:
 
 
 def _countdown(table, now: float) -> dict | None:
-    game = games.load_game(table)
-    due = games.next_automatic(table, game, now) if game is not None else None
+    snap = tables.store.snapshot_of(table)
+    due = tables.next_automatic(snap, now) if snap.game is not None else None
     if due is None or due[1] not in ("proxy", "proxy_setup"):
         return None
     when, kind, player_id = due
     # Due only while the seat has no open socket (a seat seen by a recent request is
     # counted present a while longer: the countdown includes that).
-    seat = next((s for s in games.seats_of(table) if s.player_id == player_id), None)
+    seat = next((s for s in snap.seats if s.player_id == player_id), None)
     if seat is None:
         return None
     seconds = max(0, round(when - now))
@@ -73,5 +73,5 @@ def waiting_page(me, status: str, board: dict | None, is_host: bool) -> bool:
 
 def init_app(app) -> None:
     app.jinja_env.globals.update(
-        away_countdown=away_countdown, name_max=games.NAME_MAX, waiting_page=waiting_page
+        away_countdown=away_countdown, name_max=tables.NAME_MAX, waiting_page=waiting_page
     )

@@ -16,7 +16,7 @@ from flask import Blueprint, Response, get_template_attribute, redirect, request
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
-from .. import games
+from .. import tables
 from ..hub import hub
 from .table import current_seat, is_htmx, render_table
 
@@ -80,8 +80,8 @@ def choices() -> list[tuple[str, str, str]]:
 def react(code: str):
     code = code.upper()
     try:
-        table = games.get_table(code)
-    except games.TableError as exc:
+        table = tables.get_table(code)
+    except tables.TableError as exc:
         return Response(exc.message, status=exc.status)
     seat = current_seat(table)
     key = request.form.get("reaction", "")
@@ -106,11 +106,8 @@ def push(code: str, player_id: str) -> None:
     slot = get_template_attribute("partials/_reactions.html", "reaction")
     html = str(slot(code, player_id, oob=True))
     for conn in hub.connections(code):
-        try:
-            with conn.lock:
-                conn.send(html)
-        except Exception:
-            hub.remove(conn)
+        # In the socket's own queue, after the table it last got (never reordered).
+        conn.offer(html, conn.sent_version)
 
 
 def init_app(app) -> None:

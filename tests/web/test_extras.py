@@ -8,6 +8,7 @@ import time
 from web_helpers import parse, seat_of, seat_table, start
 
 from app.hub import Connection, hub
+from app.presence import presence
 from app.models import Table
 from app.web.extras import away_countdown
 
@@ -31,7 +32,7 @@ def test_everyone_sees_the_countdown_before_an_away_players_turn_is_played(brows
     try:
         assert countdown_text(ann) is None  # both here
         hub.remove(sockets[1])  # Bob's phone goes away ...
-        hub._seen[(code, bob_seat.id)] = time.time()  # ... and his last request is old
+        presence.seen(code, bob_seat.id, time.time())  # ... and his last request is old
         text = countdown_text(ann)
         assert text is not None and text.startswith("Bob is not connected: their cards")
         seconds = int(parse(ann.page()).find("p", cls="countdown").find("span").text())

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from web_helpers import each, parse, seat_table, start
 
-from app import games
+from app import tables
 from app.engine.rules import BOUNDS
 from app.models import Seat, Table
 
@@ -52,8 +52,8 @@ def test_the_rules_form_states_the_ranges_the_rules_enforce(browser):
     form = parse(host.get(f"/t/{code}").data).by_id("rules-form")
     for name, (low, high) in {
         **BOUNDS,
-        "grace_seconds": games.GRACE_RANGE,
-        "rejoin_seconds": games.REJOIN_RANGE,
+        "grace_seconds": tables.GRACE_RANGE,
+        "rejoin_seconds": tables.REJOIN_RANGE,
     }.items():
         field = form.find("input", name=name.replace(".", "_"))
         assert (field.attrs["min"], field.attrs["max"]) == (str(low), str(high)), name

@@ -12,6 +12,7 @@ from html.parser import HTMLParser
 import websocket
 from live_helpers import HttpBrowser
 
+from app import tables
 from app.engine import DOWN, GONE, UP, Game
 from app.models import Seat, Table
 
@@ -186,7 +187,8 @@ def snapshot(code: str) -> tuple:
 
 
 def game_of(code: str) -> Game:
-    return Game.from_dict(table_row(code).state)
+    """The table's whole game (its finished rounds are stored apart)."""
+    return tables.store.load_game(table_row(code))
 
 
 # ----- a person playing from the page --------------------------------------------------
