@@ -8,8 +8,8 @@ import time
 from web_helpers import parse, seat_of, seat_table, start
 
 from app.hub import Connection, hub
-from app.presence import presence
 from app.models import Table
+from app.presence import presence
 from app.web.extras import away_countdown
 
 
