@@ -17,6 +17,7 @@ from e2e_helpers import (
     horizontal_overflow,
     join,
     open_rules,
+    play_until_over,
     set_rules,
     settle,
     small_targets,
@@ -381,3 +382,30 @@ def test_the_name_box_counts_what_a_person_sees(server, new_context, size):
     page.get_by_role("button", name="Create a table").click()
     page.wait_for_url(re.compile(r"/t/[A-Z0-9]+$"))
     expect(page.locator("#seats li.me")).to_contain_text(FAMILY * 20)
+
+
+# ----- 10. chart labels readable on a phone --------------------------------------------
+def test_chart_labels_are_readable(server, new_context, screenshots, size):
+    page = new_context(**SIZES[size]).new_page()
+    page.goto(server.url + "/signup")
+    page.get_by_label("Username").fill("charts_" + size)
+    page.get_by_label("Password").fill("a long enough password")
+    page.get_by_role("button", name="Create my account").click()
+    page.wait_for_load_state()
+    create_table(page, server.url, "Ann")
+    set_rules(page, **{"Rows": "2", "Columns": "2", "End score": "10"})
+    add_bot(page)
+    start(page)
+    play_until_over([page])
+    page.goto(server.url + "/me/stats")
+    texts = page.locator("svg.chart text")
+    assert texts.count() > 3
+    # The rendered height of the labels (the SVG scales with the page's width).
+    smallest = page.evaluate(
+        """() => Math.min(...[...document.querySelectorAll('svg.chart text')]
+                 .map(t => t.getBoundingClientRect().height))"""
+    )
+    assert smallest >= 11, smallest
+    assert horizontal_overflow(page) == 0
+    page.locator("svg.chart").first.scroll_into_view_if_needed()
+    shoot(page, screenshots, "stats-charts", size)
