@@ -316,12 +316,17 @@ def test_face_up_points_are_shown_during_a_round(server, new_context, size):
     start(host)
     for _ in range(2):
         click_and_wait_change(host, host.locator("form.act-reveal button.card").first)
-    for area in host.locator(".opponent, .mine-wrap").all():
-        values = [
-            int(c.inner_text()) for c in area.locator(".grid .card").all() if c.inner_text().strip()
-        ]
-        assert len(values) == 2
-        expect(area.locator(".showing")).to_have_text(f"Face up: {sum(values)}")
+    # Read in one go (a bot may move meanwhile): each area's text and its face-up cards.
+    areas = host.evaluate(
+        """() => [...document.querySelectorAll('.opponent, .mine-wrap')].map(a => [
+             a.querySelector('.showing').textContent,
+             [...a.querySelectorAll('.grid .card')].map(c => c.textContent.trim())
+               .filter(t => t !== '').reduce((s, t) => s + Number(t), 0),
+             a.querySelectorAll('.grid .card:not(.back):not(.gone)').length])"""
+    )
+    assert len(areas) == 2, areas
+    for text, points, up in areas:
+        assert up >= 2 and text == f"Face up: {points}", areas
 
 
 # ----- 8. reactions --------------------------------------------------------------------
