@@ -34,15 +34,25 @@ Bot = Callable[[dict, random.Random], Action]
 
 
 # ----- reading a view ----------------------------------------------------------------
-def _flat(grid_rows) -> list[int]:
-    """A view's grid as a flat list: the value of each face-up card, else a marker."""
-    return [
+def _flat(grid_rows) -> tuple[int, ...]:
+    """A view's grid as a flat tuple: the value of each face-up card, else a marker.
+    A view's grids are shared until they change, so each is read once (the cache holds
+    the grid itself, so its id cannot be reused while cached)."""
+    found = _FLAT.get(id(grid_rows))
+    if found is not None and found[0] is grid_rows:
+        return found[1]
+    if len(_FLAT) > 20_000:
+        _FLAT.clear()
+    flat = tuple(
         cell["value"] if cell["state"] == "up" else _MARKERS[cell["state"]]
         for row in grid_rows
         for cell in row
-    ]
+    )
+    _FLAT[id(grid_rows)] = (grid_rows, flat)
+    return flat
 
 
+_FLAT: dict[int, tuple] = {}
 _MARKERS = {"down": HIDDEN, "gone": CLEARED}
 
 
@@ -57,19 +67,35 @@ class Moves:
         self.targets: dict[str, list[int | None]] = {}
         self.actions: list[Action] = []
         for entry in legal:
-            kind = entry["type"]
-            if kind == "discard_drawn":
-                flip = entry["flip"]
-                i = None if flip is None else flip[0] * cols + flip[1]
-            else:
-                i = entry["row"] * cols + entry["col"] if "row" in entry else None
+            kind, i, action = _read_action(entry, cols)
             self.targets.setdefault(kind, []).append(i)
-            self.actions.append(_action(kind, i, cols))
+            self.actions.append(action)
         self.stage = _STAGES[legal[0]["type"]] if legal else None
 
     def of(self, kind: str) -> list[int | None]:
         return self.targets.get(kind, [])
 
+
+def _read_action(entry, cols: int) -> tuple[str, int | None, Action]:
+    """(kind, flat index or None, Action) of one legal action. The view's action dicts
+    are shared, so each is read once (the cache holds it: its id stays its own)."""
+    found = _ENTRIES.get(id(entry))
+    if found is not None and found[0] is entry and found[1] == cols:
+        return found[2]
+    kind = entry["type"]
+    if kind == "discard_drawn":
+        flip = entry["flip"]
+        i = None if flip is None else flip[0] * cols + flip[1]
+    else:
+        i = entry["row"] * cols + entry["col"] if "row" in entry else None
+    read = (kind, i, _action(kind, i, cols))
+    if len(_ENTRIES) > 20_000:
+        _ENTRIES.clear()
+    _ENTRIES[id(entry)] = (entry, cols, read)
+    return read
+
+
+_ENTRIES: dict[int, tuple] = {}
 
 _STAGES = {
     "reveal": "setup",
@@ -241,19 +267,40 @@ GREEDY_TAKE = 5.0  # take the discard when it gains at least this much
 GREEDY_KEEP = 2.0  # keep a drawn card when it gains at least this much
 
 
-def _best_place(cells: list[int], targets, x: int, lines, mean: float) -> tuple[int, float]:
+def _best_place(cells, targets, x: int, lines, mean: float) -> tuple[int, float]:
     """Which of the `targets` (cells a face-up `x` may replace) gains most for this
-    grid: (index, points gained)."""
+    grid: (index, points gained); the first such cell on a tie."""
+    if x not in cells:  # no clear possible (it needs another card of the same value)
+        if not targets:
+            return -1, -1e9
+        worth = _worth(cells, mean)
+        i = max(targets, key=worth.__getitem__)
+        return i, worth[i] - x
     best_i, best_gain = -1, -1e9
-    matches = x in cells  # a clear needs another card of the same value
     for i in targets:
         v = cells[i]
-        gain = (mean if v == HIDDEN else v) - x
-        if matches:
-            gain += _clear_bonus(cells, i, x, lines[i])
+        gain = (mean if v == HIDDEN else v) - x + _clear_bonus(cells, i, x, lines[i])
         if gain > best_gain:
             best_i, best_gain = i, gain
     return best_i, best_gain
+
+
+def _worth(cells, mean: float) -> tuple[float, ...]:
+    """What each cell of a grid is worth now: its card, or `mean` if face down. Read
+    once per grid for the greedy bot's constant mean."""
+    if mean != MEAN_CARD:
+        return tuple(mean if v == HIDDEN else v for v in cells)
+    found = _WORTH.get(id(cells))
+    if found is not None and found[0] is cells:
+        return found[1]
+    if len(_WORTH) > 20_000:
+        _WORTH.clear()
+    worth = tuple(mean if v == HIDDEN else v for v in cells)
+    _WORTH[id(cells)] = (cells, worth)
+    return worth
+
+
+_WORTH: dict[int, tuple] = {}
 
 
 def _estimate(cells: list[int], mean: float) -> float:
