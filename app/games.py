@@ -50,6 +50,7 @@ BOT_NAMES = {
     "random": ["Dice", "Coin", "Lottie", "Rolly"],
     "greedy": ["Gobbler", "Grabby", "Magpie", "Hoarder"],
     "strong": ["Ada", "Turing", "Deep Blue", "Hal"],
+    "expert": ["Shannon", "Lovelace", "Knuth", "Kasparov"],
 }
 
 
@@ -404,7 +405,7 @@ TURN_RE = re.compile(r"It is (.+)'s turn")
 
 def add_bot(code: str, seat: Seat | None, kind: str) -> Seat:
     if kind not in BOTS:
-        raise TableError(_("Choose a bot: random, greedy or strong."), field="bot")
+        raise TableError(_("Choose a bot: random, greedy, strong or expert."), field="bot")
     with locked(code), db.atomic():
         table = get_table(code)
         _require_host(table, seat)

@@ -7,6 +7,7 @@ draw pile's order or another player's drawn card, because the view does not hold
 - `random`: any legal move (first a kind of move at random, then a position).
 - `greedy`: the best single move for its own grid, valuing an unknown card at the
   deck's mean; avoids ending a round it would likely be penalised for.
+- `expert` (expert.py): the strong bot's play, tuned, and aware of the game's totals.
 - `strong`: counts cards (every face-up card and the discard pile), weighs drawing
   against the discard by the expected best reply, plans columns, keeps cards the next
   player needs off the discard pile, and ends a round only when that likely pays.
@@ -433,7 +434,8 @@ class _Strong:
     expected round score (lower is better) plus strategic terms: column potential, the
     card left to the next player, and the odds of the penalty when ending the round."""
 
-    def __init__(self, view: dict, rng: random.Random):
+    def __init__(self, view: dict, rng: random.Random, params: dict | None = None):
+        self.p = params or STRONG
         self.rng = rng
         rules = view["rules"]
         self.rules = rules
@@ -469,7 +471,7 @@ class _Strong:
                 left = know.counts[v]
                 if left > 0:
                     self.chance[v] = 1.0 - (1.0 - left / know.unseen) ** (
-                        STRONG["looks"] * self.horizon
+                        self.p["looks"] * self.horizon
                     )
         self.others = []
         for i in range(len(cells)):
@@ -494,9 +496,9 @@ class _Strong:
             found = 0.0
             if self.next_cells is not None:
                 gain = _best_place(self.next_cells, self.next_live, top, self.lines, self.mean)[1]
-                extra = gain - STRONG["block_base"]
+                extra = gain - self.p["block_base"]
                 if extra > 0:
-                    found = STRONG["block"] * extra
+                    found = self.p["block"] * extra
             self._blocks[top] = found
         return found
 
@@ -512,7 +514,7 @@ class _Strong:
         for v in set(live):
             if v > 0 and v in chance and live.count(v) == n - 1:
                 best = max(best, chance[v] * n * v)
-        return STRONG["potential"] * best
+        return self.p["potential"] * best
 
     def _potential_after(self, i: int, x: int) -> float:
         """Column potential once a face-up `x` lands at cell `i` (fast paths for the
@@ -526,9 +528,9 @@ class _Strong:
             if a == b:
                 if a == x or a not in chance:
                     return 0.0  # cleared, or nothing worth completing
-                return STRONG["potential"] * chance[a] * 3 * a
+                return self.p["potential"] * chance[a] * 3 * a
             if x in chance and x in (a, b):
-                return STRONG["potential"] * chance[x] * 3 * x
+                return self.p["potential"] * chance[x] * 3 * x
             return 0.0
         if len(others) == 1:
             a = others[0]
@@ -537,7 +539,7 @@ class _Strong:
             best = chance[a] * 2 * a if a in chance else 0.0
             if x in chance:
                 best = max(best, chance[x] * 2 * x)
-            return STRONG["potential"] * best
+            return self.p["potential"] * best
         return self._potential([*others, x])
 
     def place(self, i: int, x: int) -> float:
@@ -567,7 +569,7 @@ class _Strong:
                     if p:
                         delta -= p * _clear_bonus(cells, i, v, self.lines[i])
         if not self.last_turn:
-            delta -= STRONG["flip_bonus"] + (20.0 if self.stalling else 0.0)
+            delta -= self.p["flip_bonus"] + (20.0 if self.stalling else 0.0)
         return delta
 
     def _best_flip(self) -> tuple[float, int] | None:
@@ -594,7 +596,7 @@ class _Strong:
         for p in self.opponents:
             cells = self.grids[p]
             hidden = cells.count(HIDDEN)
-            mu = _estimate(cells, self.mean) - STRONG["opp_turn"]
+            mu = _estimate(cells, self.mean) - self.p["opp_turn"]
             sd = math.sqrt(hidden * sd_card * sd_card + 4.0)
             chance *= _phi((mu - score - 0.5) / sd)
         return chance
@@ -605,10 +607,10 @@ class _Strong:
         if self.stalling:
             return score - 100.0
         if score <= 0:
-            return score - STRONG["end_edge"]
+            return score - self.p["end_edge"]
         chance = self.lowest_chance(score)
         penalised = _penalise(self.rules, score)
-        return score + (1.0 - chance) * (penalised - score) - STRONG["end_edge"] * chance
+        return score + (1.0 - chance) * (penalised - score) - self.p["end_edge"] * chance
 
     def ends(self, i: int) -> bool:
         """Does a move that turns cell `i` face up end the round?"""
@@ -682,6 +684,11 @@ def strong_bot(view: dict, rng: random.Random) -> Action:
 
 
 BOTS: dict[str, Bot] = {"random": random_bot, "greedy": greedy_bot, "strong": strong_bot}
+
+# The expert builds on the strong bot above (its own module: this one is long enough).
+from .expert import expert_bot  # noqa: E402
+
+BOTS["expert"] = expert_bot
 
 
 def choose(name: str, view: dict, rng: random.Random) -> Action:

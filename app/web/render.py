@@ -15,6 +15,7 @@ from markupsafe import Markup, escape
 
 from .. import games, i18n
 from ..engine import RuleSet, view
+from ..engine.bots import BOTS
 from ..hub import Connection, hub
 from ..models import Seat, Table
 
@@ -99,7 +100,7 @@ def table_context(
         "invite_url": url_for("table.show", code=table.code, _external=True),
         "board": None,
         "max_seats": games.MAX_SEATS,
-        "bot_kinds": ["random", "greedy", "strong"],
+        "bot_kinds": list(BOTS),
         "bot_kind_names": i18n.bot_kind_names(),
     }
     if table.status == Table.LOBBY:

@@ -50,10 +50,6 @@ def user_id() -> int | None:
     return user.id if user else None
 
 
-def is_htmx() -> bool:
-    return request.headers.get("HX-Request") == "true"
-
-
 def sheet_or_404(code: str) -> ScoreSheet:
     sheet = scoresheet.get_sheet(code)
     if sheet is None:
@@ -118,7 +114,7 @@ def sheet_context(sheet: ScoreSheet, *, editable: bool, errors=None, form=None) 
 def render_sheet(sheet: ScoreSheet, *, status: int = 200, **extra):
     editable = scoresheet.can_edit(sheet, session.get("device"), user_id())
     ctx = sheet_context(sheet, editable=editable, **extra)
-    if is_htmx():
+    if request.htmx:
         return render_template("partials/_score_sheet.html", **ctx), status
     return render_template("pages/score.html", **ctx), status
 
@@ -126,7 +122,7 @@ def render_sheet(sheet: ScoreSheet, *, status: int = 200, **extra):
 def changed(sheet: ScoreSheet):
     """After a change: push it to the viewers, then the partial or a redirect."""
     hub.publish(sheet.code)
-    if is_htmx():
+    if request.htmx:
         return render_sheet(scoresheet.get_sheet(sheet.code))
     return redirect(url_for("score.show", code=sheet.code), 303)
 

@@ -10,6 +10,7 @@ import json
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, session, url_for
 from flask_babel import gettext as _
+from htmx_flask import make_response as htmx_response
 
 from .. import accounts, games
 from ..engine import DiscardDrawn, Draw, KeepDrawn, Reveal, TakeDiscard
@@ -46,10 +47,6 @@ def current_seat(table):
     return seat
 
 
-def is_htmx() -> bool:
-    return request.headers.get("HX-Request") == "true"
-
-
 def render_table(code: str, *, status: int = 200, page: bool = False, **extra):
     try:
         table = games.get_table(code)
@@ -60,7 +57,7 @@ def render_table(code: str, *, status: int = 200, page: bool = False, **extra):
     ctx["csrf"] = csrf_token()
     user = signed_in()
     ctx["join_name"] = user.username if user else ""  # prefilled in the join form
-    if page or not is_htmx():
+    if page or not request.htmx:
         return render_template("pages/table.html", **ctx), status
     return render_template("partials/_table.html", **ctx), status
 
@@ -71,7 +68,7 @@ def render_error(message: str, status: int):
 
 def done(code: str, **extra):
     """After a successful action: the fresh partial for htmx, a redirect otherwise."""
-    if is_htmx():
+    if request.htmx:
         return render_table(code, **extra)
     return redirect(url_for("table.show", code=code), 303)
 
@@ -87,7 +84,7 @@ def act(code: str, fn, *args, **kwargs):
         fn(code, seat, *args, **kwargs)
     except games.Stale:
         notice = _("The table changed before your action arrived: here it is now.")
-        return render_table(code, error=notice, status=409 if not is_htmx() else 200)
+        return render_table(code, error=notice, status=409 if not request.htmx else 200)
     except games.TableError as exc:
         return render_table(
             code, error=exc.message, field=exc.field, status=exc.status, form=request.form
@@ -98,7 +95,7 @@ def act(code: str, fn, *args, **kwargs):
 @bp.get("/<code>")
 def show(code: str):
     mode = request.args.get("mode")
-    return render_table(code.upper(), page=not is_htmx(), mode=mode)
+    return render_table(code.upper(), page=not request.htmx, mode=mode)
 
 
 @bp.post("/<code>/join")
@@ -125,10 +122,10 @@ def join(code: str):
         )
     remember_seat(code, seat.token)
     session["name"] = seat.name
-    if is_htmx():
+    if request.htmx:
         # The page's socket was opened before this browser had a seat: reload the page
         # so the socket reconnects as the player.
-        return Response(status=204, headers={"HX-Refresh": "true"})
+        return htmx_response("", 204, refresh=True)
     return done(code)
 
 

@@ -15,6 +15,7 @@ from ..hub import Connection, hub
 from . import sock
 from .auth import signed_in
 from .render import render_push
+from .security import csrf_token
 
 SEND_TIMEOUT = 10  # seconds
 
@@ -56,7 +57,7 @@ def init_app(app) -> None:
         conn = Connection(
             code=code,
             seat_id=seat.id if seat else None,
-            csrf=session.get("csrf", ""),
+            csrf=csrf_token(),
             send=ws.send,
             base_url=request.host_url,
             name=user.username if user else "",
