@@ -107,7 +107,9 @@ def sheet_context(sheet: ScoreSheet, *, editable: bool, errors=None, form=None) 
         "qr": qr_svg(share),
         "round_min": scoresheet.ROUND_MIN,
         "round_max": scoresheet.ROUND_MAX,
-        "csrf": csrf_token(),
+        # Only the owner's page has forms. A push renders for viewers inside whatever
+        # request made the change (sharing its `g`): it must not mint a token there.
+        "csrf": csrf_token() if editable else "",
     }
 
 
