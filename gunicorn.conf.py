@@ -1,16 +1,33 @@
 """Production server settings (the Procfile runs gunicorn with this file).
 
-One worker process: the socket hub is in-process, so every socket of a table must
-reach the same process. The gevent worker was chosen by measurement (README,
-"Figures"): with 500 tables of 4 players (2,000 sockets) it kept a push p95 of 0.6 s
-and no error, where the gthread worker (two OS threads per open socket, fighting over
-the GIL) fell to a push p95 of 22 s with errors.
-SKYMO_WORKER=gthread switches back."""
+On SQLite, one worker process: the socket hub is in-process, so every socket of a table
+must reach the same process. With SKYMO_DATABASE_URL=postgresql://... and
+SKYMO_REDIS_URL=redis://... every process serves every table (pushes fan out through
+Redis): SKYMO_WORKERS processes, one per core by default.
 
+The gevent worker was chosen by measurement (README, "Figures"): with 500 tables of 4
+players (2,000 sockets) it kept a push p95 of 0.6 s and no error, where the gthread
+worker (two OS threads per open socket, fighting over the GIL) fell to a push p95 of
+22 s with errors. SKYMO_WORKER=gthread switches back."""
+
+import importlib.util
 import os
+from pathlib import Path
+
+# app/deploy.py alone, not the app package: importing the app in gunicorn's master
+# would create its locks before gevent patches the workers.
+_spec = importlib.util.spec_from_file_location(
+    "skymo_deploy", Path(__file__).parent / "app/deploy.py"
+)
+deploy = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(deploy)
+try:
+    deploy.check()  # a wrong setup stops gunicorn at once, with the reason
+    workers = deploy.workers()
+except deploy.ConfigError as exc:
+    raise SystemExit(f"skymo: {exc}") from None
 
 bind = f"{os.environ.get('SKYMO_HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
-workers = 1
 worker_class = os.environ.get("SKYMO_WORKER", "gevent")
 threads = int(os.environ.get("SKYMO_THREADS", "2500"))
 # Above `threads`, so that keep-alive HTTP connections are possible next to the sockets;

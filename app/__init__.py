@@ -9,7 +9,7 @@ from pathlib import Path
 from flask import Flask
 from htmx_flask import Htmx
 
-from . import games, i18n, models
+from . import deploy, games, i18n, models
 from .web import sock
 
 htmx = Htmx()  # request.htmx: the HX-* request headers, read by the library
@@ -28,6 +28,7 @@ def _secret_key(instance: Path) -> str:
 
 
 def create_app(config: dict | None = None) -> Flask:
+    deploy.check()  # a wrong setup stops here with a clear message, before serving
     root = Path(__file__).resolve().parent.parent
     app = Flask(
         __name__,
@@ -50,6 +51,9 @@ def create_app(config: dict | None = None) -> Flask:
         # Every form is a few hundred bytes: a bigger body gets 413 before it is read.
         MAX_CONTENT_LENGTH=64 * 1024,
         INLINE_BOTS=False,
+        # Multi-process mode (README): pushes and presence through Redis.
+        REDIS_URL=os.environ.get("SKYMO_REDIS_URL") or None,
+        DB_POOL_SIZE=int(os.environ.get("SKYMO_DB_POOL", "32")),
     )
     if config:
         app.config.update(config)
@@ -61,7 +65,7 @@ def create_app(config: dict | None = None) -> Flask:
     games.init_app(app)
     sock.init_app(app)
 
-    from .web import assets, auth, lobby, score, security, table, ws
+    from .web import assets, auth, lobby, replay, score, security, table, ws
     from .web import stats as stats_pages
 
     security.init_app(app)
@@ -72,5 +76,6 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_blueprint(table.bp)
     app.register_blueprint(stats_pages.bp)
     score.init_app(app)
+    replay.init_app(app)
     ws.init_app(app)
     return app

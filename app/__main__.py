@@ -15,8 +15,12 @@ def main(argv=None) -> None:
     from werkzeug.serving import run_simple
 
     from . import create_app
+    from .deploy import ConfigError
 
-    app = create_app()
+    try:
+        app = create_app()
+    except ConfigError as exc:
+        parser.exit(2, f"skymo: {exc}\n")
     print(f"Skymo is running: open http://{args.host}:{args.port}/ (Ctrl+C stops it)", flush=True)
     run_simple(args.host, args.port, app, threaded=True, use_reloader=False)
 

@@ -1,5 +1,5 @@
 """Optional accounts: sign-up, passwords (argon2), seats and results that belong to a user,
-the sign-in rate limit, and deleting an account.
+and deleting an account (the sign-in rate limit is app.web.ratelimit).
 
 Guests never need any of this. A guest who signs up or signs in keeps the seats of
 their session (`session["seats"]`: table code -> seat token) and the results of those
@@ -10,19 +10,14 @@ replaced by "deleted player" wherever the other players still see their games.""
 from __future__ import annotations
 
 import contextlib
-import math
 import re
 import secrets
-import threading
-import time
-from collections import defaultdict, deque
 
 import peewee as pw
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from flask_babel import ngettext
 
 from . import games
 from .models import Result, Seat, Table, User, db
@@ -227,62 +222,3 @@ def delete_user(user: User, password) -> None:
         Result.update(user=None, name=DELETED_NAME).where(Result.user == user).execute()
         Seat.update(user=None).where(Seat.user == user).execute()
         user.delete_instance()
-
-
-# ----- sign-in rate limit --------------------------------------------------------------
-class SignInLimiter:
-    """Failed sign-ins per address and per username in a sliding window (in memory:
-    one process holds the hub anyway). Over the limit, every attempt is refused, even
-    with the right password, until the oldest failure leaves the window."""
-
-    def __init__(self, max_failures: int = 5, window: float = 15 * 60):
-        self.max_failures = max_failures
-        self.window = window
-        self._failures: dict[str, deque[float]] = defaultdict(deque)
-        self._lock = threading.Lock()
-
-    def _keys(self, address: str | None, username: str | None) -> list[str]:
-        keys = [f"ip:{address or '?'}"]
-        if username:
-            keys.append(f"user:{username.strip().lower()}")
-        return keys
-
-    def _prune(self, key: str, now: float) -> deque[float]:
-        times = self._failures[key]
-        while times and times[0] <= now - self.window:
-            times.popleft()
-        if not times:
-            del self._failures[key]
-            return deque()
-        return times
-
-    def retry_after(self, address, username, now: float | None = None) -> float:
-        """Seconds until an attempt is allowed again; 0 when it is allowed now."""
-        now = time.time() if now is None else now
-        wait = 0.0
-        with self._lock:
-            for key in self._keys(address, username):
-                times = self._prune(key, now)
-                if len(times) >= self.max_failures:
-                    oldest_that_counts = times[len(times) - self.max_failures]
-                    wait = max(wait, oldest_that_counts + self.window - now)
-        return wait
-
-    def failed(self, address, username, now: float | None = None) -> None:
-        now = time.time() if now is None else now
-        with self._lock:
-            for key in self._keys(address, username):
-                self._failures[key].append(now)
-
-    def succeeded(self, address, username) -> None:
-        with self._lock:
-            self._failures.pop(f"user:{(username or '').strip().lower()}", None)
-
-
-def too_many_message(seconds: float) -> str:
-    minutes = max(1, math.ceil(seconds / 60))
-    return ngettext(
-        "Too many sign-in attempts: try again in %(num)d minute.",
-        "Too many sign-in attempts: try again in %(num)d minutes.",
-        minutes,
-    )

@@ -523,7 +523,10 @@ def _save_game(table: Table, game: Game) -> None:
         table.votes = {"rematch": []}
         GameRecord.insert(
             table=table, number=table.game_number, record=to_record(game)
-        ).on_conflict_replace().execute()
+        ).on_conflict(
+            conflict_target=[GameRecord.table, GameRecord.number],
+            preserve=[GameRecord.record, GameRecord.finished_at],
+        ).execute()
         stats.record_results(table, game)  # same transaction: results once per game
     table.state = game.to_dict()
     _touch(table)

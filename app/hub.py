@@ -24,6 +24,7 @@ class Connection:
     send: Callable[[str], None]
     base_url: str = "http://localhost/"  # for absolute links (the invite URL)
     name: str = ""  # a signed-in visitor's username, prefilled in the join form
+    locale: str = "en"  # the language of the page that opened the socket: pushes use it
     lock: threading.Lock = field(default_factory=threading.Lock)
     sent_version: int = -1  # the table version this socket last received
 

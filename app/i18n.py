@@ -15,24 +15,90 @@ from pathlib import Path
 from babel.lists import format_list
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
-from flask import request
+from flask import current_app, request, url_for
 from flask_babel import Babel, format_decimal, format_percent, get_locale
 from flask_babel import gettext as _
+from flask_login import current_user
 
 LANGUAGES = ("en", "fr", "de")
 DEFAULT = "en"
+# Each language named in itself, as language menus do (a reader finds their own).
+NAMES = {"en": "English", "fr": "Français", "de": "Deutsch"}
+COOKIE = "lang"
+COOKIE_AGE = 60 * 60 * 24 * 365
 TRANSLATIONS = Path(__file__).resolve().parent / "translations"
 
 babel = Babel()
 log = logging.getLogger(__name__)
 
 
+def chosen_now() -> str | None:
+    """The language this request asks for with ?lang=, if it is one we speak."""
+    lang = request.args.get("lang")
+    return lang if lang in LANGUAGES else None
+
+
+def account():
+    """The signed-in user's row, or None (flask-login's current_user, without importing
+    the web layer)."""
+    if current_user and current_user.is_authenticated:
+        return getattr(current_user, "user", None)
+    return None
+
+
 def select_locale() -> str:
-    """?lang= on any page, else the remembered cookie, else the browser's preference."""
-    chosen = request.args.get("lang") or request.cookies.get("lang")
-    if chosen in LANGUAGES:
-        return chosen
+    """?lang= on any page; else the signed-in account's choice; else the one this browser
+    remembers (cookie); else the browser's Accept-Language; else English."""
+    user = account()
+    for lang in (
+        chosen_now(),
+        user.language if user is not None else None,
+        request.cookies.get(COOKIE),
+    ):
+        if lang in LANGUAGES:
+            return lang
     return request.accept_languages.best_match(LANGUAGES) or DEFAULT
+
+
+def remember(response):
+    """After a ?lang= choice: the cookie, and the account's preference when signed in.
+    A signed-in account without a preference adopts the one this browser remembers."""
+    if request.endpoint == "static" or request.headers.get("Upgrade", "").lower() == "websocket":
+        return response  # an asset chooses nothing; a socket repeats its page's language
+    chosen = chosen_now()
+    if chosen is None and COOKIE not in request.cookies:
+        return response  # nothing chosen here or before: nothing to remember
+    if chosen is not None and request.cookies.get(COOKIE) != chosen:
+        response.set_cookie(
+            COOKIE,
+            chosen,
+            max_age=COOKIE_AGE,
+            samesite="Lax",
+            httponly=True,
+            secure=bool(current_app.config.get("SESSION_COOKIE_SECURE")),
+        )
+    lang = chosen or request.cookies.get(COOKIE)
+    user = account()
+    if (
+        user is not None
+        and lang in LANGUAGES
+        and user.language != lang
+        and (chosen or user.language is None)
+    ):
+        from .models import User
+
+        User.update(language=lang).where(User.id == user.id).execute()
+        user.language = lang
+    return response
+
+
+def lang_url(lang: str) -> str:
+    """This page in another language (a GET page keeps its arguments); the home page
+    after a POST, whose URL cannot be loaded again."""
+    if request.method == "GET" and request.endpoint and request.endpoint != "static":
+        args = {**(request.view_args or {}), **request.args.to_dict(), "lang": lang}
+        return url_for(request.endpoint, **args)
+    return url_for("lobby.home", lang=lang)
 
 
 # ----- phrases built from game values ---------------------------------------------------
@@ -64,6 +130,14 @@ def rules_summary(rules) -> str:
     if rules.initial_flips != 2:
         parts.append(_("%(count)s flips", count=rules.initial_flips))
     return ", ".join(parts)
+
+
+def person(name: str) -> str:
+    """A player's name as shown: a deleted account's stored placeholder name (English,
+    app.stats.DELETED_NAME) reads in the viewer's language."""
+    from .stats import DELETED_NAME
+
+    return _("deleted player") if name == DELETED_NAME else name
 
 
 def bot_label(kind: str) -> str:
@@ -127,12 +201,16 @@ def init_app(app) -> None:
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS))
     compile_catalogs()
     babel.init_app(app, locale_selector=select_locale)
+    app.after_request(remember)
     app.jinja_env.globals.update(
+        lang_url=lang_url,
+        language_names=NAMES,
         card=card,
         describe_penalty=describe_penalty,
         bot_label=bot_label,
         and_list=and_list,
     )
+    app.jinja_env.filters["person"] = person
     app.jinja_env.filters.update(percent=percent, decimal=decimal)
 
     @app.context_processor

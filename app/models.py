@@ -1,19 +1,28 @@
-"""Storage: Peewee models on SQLite by default (any Peewee URL via SKYMO_DATABASE_URL).
+"""Storage: Peewee models on SQLite by default, or PostgreSQL (psycopg 3, pooled) when
+SKYMO_DATABASE_URL is a postgresql:// URL (the multi-process mode).
 
 A table's engine state and its version are written in the same transaction as the move
-that changed them, so a restart resumes every table at its last accepted move."""
+that changed them, so a restart resumes every table at its last accepted move. Every
+query here runs on both databases: no SQL of one dialect only."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 import sqlite3
+import time
 
 import peewee as pw
-from playhouse.db_url import connect
+from flask import render_template
+from playhouse.db_url import connect, parse
 from playhouse.pool import PooledSqliteDatabase
+from playhouse.postgres_ext import PooledPsycopg3Database
+
+from .deploy import is_postgres
 
 db = pw.DatabaseProxy()
+log = logging.getLogger(__name__)
 
 
 def utcnow() -> dt.datetime:
@@ -63,6 +72,7 @@ class User(BaseModel):
     # Part of the flask-login id: changing it (new password) signs out every other session.
     login_nonce = pw.CharField(max_length=32)
     created_at = pw.DateTimeField(default=utcnow)
+    language = pw.CharField(max_length=8, null=True)  # chosen with ?lang=; None: not chosen
 
 
 class Seat(BaseModel):
@@ -158,7 +168,29 @@ class SheetRound(BaseModel):
         indexes = ((("sheet", "client_id"), True),)
 
 
-MODELS = [Table, User, Seat, GameRecord, Result, ScoreSheet, SheetRound]
+class Due(BaseModel):
+    """When a table's next automatic step (bot move, away player's turn, forfeit, next
+    round, lobby upkeep) falls due, for the multi-process scheduler: a process claims a
+    due row with FOR UPDATE SKIP LOCKED, so each step runs in one process only, and
+    the table's version check keeps it exactly-once."""
+
+    table = pw.ForeignKeyField(Table, primary_key=True, on_delete="CASCADE")
+    at = pw.DoubleField(index=True)  # seconds since the epoch
+    version = pw.IntegerField(default=0)  # the table version `at` was worked out from
+
+
+MODELS = [Table, User, Seat, GameRecord, Result, ScoreSheet, SheetRound, Due]
+SCHEMA_LOCK = 727_274  # the advisory lock id processes take while creating the schema
+
+
+def on_postgres() -> bool:
+    return isinstance(db.obj, pw.PostgresqlDatabase)
+
+
+def for_update(query):
+    """`query` locking the rows it reads until the transaction ends, on PostgreSQL (where
+    many processes write); SQLite has one writer, and its write transaction is the lock."""
+    return query.for_update() if on_postgres() else query
 
 
 def _migrate(database) -> None:
@@ -166,6 +198,14 @@ def _migrate(database) -> None:
     would fail creating the index of a missing column): runs before create_tables."""
     from playhouse.migrate import SchemaMigrator, migrate
 
+    user = User._meta.table_name
+    if database.table_exists(user) and "language" not in {
+        c.name for c in database.get_columns(user)
+    }:
+        with database.atomic():
+            migrate(
+                SchemaMigrator.from_database(database).add_column(user, "language", User.language)
+            )
     seat = Seat._meta.table_name
     if not database.table_exists(seat):
         return
@@ -175,8 +215,17 @@ def _migrate(database) -> None:
             migrate(SchemaMigrator.from_database(database).add_column(seat, "user_id", Seat.user))
 
 
-def init_app(app) -> None:
-    url = app.config["DATABASE_URL"]
+def open_database(url: str, pool_size: int = 32):
+    """The Peewee database for a URL: PostgreSQL through psycopg 3 with Peewee's pool,
+    SQLite (the default) pooled too; any other Peewee URL as Peewee opens it."""
+    if is_postgres(url):
+        params = parse(url)
+        name = params.pop("database")
+        # A connection waits up to `timeout` s for a free one of the pool's
+        # `max_connections` (each process has its own pool).
+        return PooledPsycopg3Database(
+            name, max_connections=pool_size, stale_timeout=300, timeout=10, **params
+        )
     database = connect(url)
     if isinstance(database, pw.SqliteDatabase):
         # WAL lets readers work during a write; busy_timeout waits for a lock instead
@@ -202,10 +251,38 @@ def init_app(app) -> None:
             check_same_thread=False,
             lock_type="IMMEDIATE",
         )
-    db.initialize(database)
+    return database
+
+
+def create_schema(wait: float = 0) -> None:
+    """Create or migrate the schema; on PostgreSQL under an advisory lock, so processes
+    starting together do not race (CREATE TABLE IF NOT EXISTS is not safe concurrently).
+    Waits up to `wait` seconds for the database to answer (it may start with us)."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            db.connect(reuse_if_open=True)
+            break
+        except pw.OperationalError as exc:
+            if time.monotonic() >= deadline:
+                raise pw.OperationalError(f"the database does not answer: {exc}") from exc
+            log.warning("waiting for the database: %s", exc)
+            time.sleep(1)
+    db.close()
     with db.connection_context():
-        _migrate(db.obj)
-        db.create_tables(MODELS)
+        if on_postgres():
+            db.execute_sql("SELECT pg_advisory_lock(%s)", (SCHEMA_LOCK,))
+        try:
+            _migrate(db.obj)
+            db.create_tables(MODELS)
+        finally:
+            if on_postgres():
+                db.execute_sql("SELECT pg_advisory_unlock(%s)", (SCHEMA_LOCK,))
+
+
+def init_app(app) -> None:
+    db.initialize(open_database(app.config["DATABASE_URL"], app.config.get("DB_POOL_SIZE", 32)))
+    create_schema(wait=app.config.get("DB_WAIT_SECONDS", 30))
     if isinstance(db.obj, pw.SqliteDatabase) and db.obj.database not in ("", ":memory:"):
         # Keep one connection reading the database for the process's life: closing the
         # last connection to a WAL database checkpoints and deletes the WAL (fsyncs,
@@ -222,3 +299,13 @@ def init_app(app) -> None:
     def _close(exc):
         if not db.is_closed():
             db.close()
+
+    @app.errorhandler(pw.OperationalError)
+    @app.errorhandler(pw.InterfaceError)
+    def _unavailable(exc):
+        # The database cannot be reached: the transaction was rolled back (nothing
+        # half-written), and the page says so instead of a bare 500.
+        app.logger.warning("database unavailable: %s", exc)
+        if not db.is_closed():
+            db.close()
+        return render_template("pages/unavailable.html"), 503, {"Retry-After": "5"}

@@ -104,12 +104,41 @@
         // the queue either way (a refused round is back in the form, nothing lost).
         var box = document.createElement("div");
         box.innerHTML = html;
-        if (!box.querySelector("#sheet")) { show(box.querySelector(".error") ? box.querySelector(".error").textContent : ""); return; }
+        if (!box.querySelector("#sheet")) {
+          // Not the sheet: most likely the form's token expired (a sign-in renews the
+          // session). Take a fresh one from the page once, then try again.
+          var error = box.querySelector(".error");
+          if (!r.refreshed) {
+            refreshToken().then(function (ok) { if (ok) flush(); else show(error ? error.textContent : ""); });
+          } else {
+            show(error ? error.textContent : "");
+          }
+          return;
+        }
         save(load().filter(function (x) { return x.id !== r.id; }));
         swap(html, resp.ok);
         if (resp.ok) flush();
+        else {
+          // Refused (the game ended meanwhile, say): say which round and why.
+          var why = sheet() && sheet().querySelector(".error");
+          show(text("sync-texts", "refused").replace("{round}", r.summary) + (why ? " " + why.textContent : ""));
+        }
       });
     }).catch(function () { sending = false; show(); });
+  }
+
+  function refreshToken() {
+    return fetch(location.href, { credentials: "same-origin" }).then(function (resp) {
+      return resp.text();
+    }).then(function (html) {
+      var found = /name="csrf_token" value="([^"]+)"/.exec(html);
+      if (!found) return false;
+      var q = load();
+      q.forEach(function (x) { x.fields.csrf_token = found[1]; x.refreshed = true; });
+      save(q);
+      document.querySelectorAll("input[name=csrf_token]").forEach(function (el) { el.value = found[1]; });
+      return true;
+    }).catch(function () { return false; });
   }
 
   document.addEventListener("submit", function (ev) {

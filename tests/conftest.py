@@ -19,17 +19,33 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
-def app(tmp_path):
-    """An app on a fresh SQLite file; bots move inside the request (no timers)."""
+def database_url(tmp_path):
+    """A fresh SQLite file; with SKYMO_TEST_DATABASE=postgres (scripts/test runs some
+    modules so), a fresh PostgreSQL database instead, dropped after the test."""
+    if os.environ.get("SKYMO_TEST_DATABASE") != "postgres":
+        yield f"sqlite:///{tmp_path / 'skymo.db'}"
+        return
+    from tests.scale.conftest import fresh_postgres
+
+    with fresh_postgres() as url:
+        yield url
+
+
+@pytest.fixture
+def app(database_url):
+    """An app on a fresh database; bots move inside the request (no timers)."""
     app = create_app(
         {
             "TESTING": True,
             "SECRET_KEY": "test",
-            "DATABASE_URL": f"sqlite:///{tmp_path / 'skymo.db'}",
+            "DATABASE_URL": database_url,
             "INLINE_BOTS": True,
         }
     )
     yield app
+    from app.models import db
+
+    db.close_all()
 
 
 @pytest.fixture

@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 from .actions import DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
-from .game import DECK, GAME_OVER, ROUND_OVER, SCORING, Game, IllegalMove, Player
+from .game import DECK, GAME_OVER, PLAY, ROUND_OVER, SCORING, Game, IllegalMove, Player
 from .rules import RuleSet
 
 FORMAT = "skymo.game/1"
 
 
 class RecordError(ValueError):
-    """A record that is malformed or does not replay under the rules."""
+    """A record that is malformed or does not replay under the rules. A move the rules
+    refuse names its round and move (1-based) in `round_number` and `move_number`."""
+
+    def __init__(self, message: str, round_number: int | None = None, move_number=None):
+        super().__init__(message)
+        self.round_number = round_number
+        self.move_number = move_number
+        self.reason = message
 
 
 def to_record(game: Game) -> dict:
@@ -22,7 +29,7 @@ def to_record(game: Game) -> dict:
             "grids": rnd.dealt["grids"],
             "discard": rnd.dealt["discard"],
             "draw_pile": rnd.dealt["draw_pile"],
-            "starter": rnd.first_turn,
+            "starter": _starter(game, rnd),
             "moves": list(rnd.moves),
         }
         if rnd.result is not None:
@@ -43,11 +50,34 @@ def to_record(game: Game) -> dict:
     }
 
 
+def _starter(game: Game, rnd) -> str | None:
+    """Who played the round's first turn. While a round is being played and nobody has
+    yet, whose turn it is: a record written then must name them, or a drawing of lots
+    would not replay."""
+    first = rnd.first_turn
+    if first is None and rnd is game.round and game.phase == PLAY:
+        return rnd.turn
+    return first
+
+
 def replay(record: dict) -> Game:
     """Rebuild a game from a record, checking every move against the rules.
 
     Raises RecordError naming the round and move that does not replay."""
-    if record.get("format") != FORMAT:
+    steps = replay_steps(record)
+    game, _start = next(steps)  # the same game object is updated by every step
+    for _step in steps:
+        pass
+    return game
+
+
+def replay_steps(record: dict):
+    """Replay a record one step at a time, checking each against the rules.
+
+    Yields (game, step) with the game as it stands after the step. Steps: "start" (no
+    round dealt yet), then per round "deal", one "move" per recorded move (`move` is its
+    1-based number, `data` the move) and "result" once the round is scored."""
+    if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise RecordError(f"not a {FORMAT} record")
     try:
         rules = RuleSet.from_dict(record["rules"])
@@ -56,39 +86,60 @@ def replay(record: dict) -> Game:
             players, rules, seed=record.get("id", ""), game_id=record.get("id", ""), deal=False
         )
         game.hold_scoring = True
-    except (KeyError, TypeError, ValueError) as exc:
+        rounds = list(record["rounds"])
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise RecordError(f"bad header: {exc}") from exc
-    for rnd_data in record["rounds"]:
-        number = rnd_data["number"]
-        deck = _deck_of(rules, rnd_data)
+    yield game, {"kind": "start", "round": 0}
+    previous = None
+    for position, rnd_data in enumerate(rounds, start=1):
+        try:
+            number = rnd_data["number"]
+            deck = _deck_of(rules, rnd_data)
+            moves = list(rnd_data["moves"])
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise RecordError(f"round {position}: malformed ({exc!r})", position) from exc
+        if number != position:
+            raise RecordError(f"round {position} is numbered {number!r}", position)
         if sorted(deck) != sorted(DECK):
-            raise RecordError(f"round {number}: the deal is not the 150-card deck")
+            raise RecordError(f"round {number}: the deal is not the 150-card deck", number)
         if game.phase == SCORING:
             game.score_round()
+            _check_result(game, previous)
+            yield game, {"kind": "result", "round": previous["number"]}
         if game.rounds and game.phase != ROUND_OVER:
-            raise RecordError(f"round {number}: the previous round did not end")
-        starter = rnd_data.get("starter")
-        if starter is not None and starter not in rnd_data["seating"]:
-            raise RecordError(f"round {number}: the starter {starter} is not seated")
+            raise RecordError(f"round {number}: the previous round did not end", number)
         try:
+            starter = rnd_data.get("starter")
+            if starter is not None and starter not in rnd_data["seating"]:
+                raise RecordError(f"round {number}: the starter {starter} is not seated", number)
             game.start_next_round(seating=rnd_data["seating"], deck=deck, starter=starter)
-        except IllegalMove as exc:
-            raise RecordError(f"round {number}: {exc.reason}") from exc
-        for index, move in enumerate(rnd_data["moves"]):
+        except (IllegalMove, KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, RecordError):
+                raise
+            reason = exc.reason if isinstance(exc, IllegalMove) else repr(exc)
+            raise RecordError(f"round {number}: {reason}", number) from exc
+        yield game, {"kind": "deal", "round": number}
+        for index, move in enumerate(moves):
             try:
                 if move.get("after_result") and game.phase == SCORING:
                     game.score_round()
+                    _check_result(game, rnd_data)
+                    yield game, {"kind": "result", "round": number}
                 _apply_move(game, move)
-            except (IllegalMove, KeyError, TypeError, ValueError) as exc:
+            except (IllegalMove, KeyError, TypeError, ValueError, AttributeError) as exc:
                 reason = exc.reason if isinstance(exc, IllegalMove) else repr(exc)
-                raise RecordError(f"round {number}, move {index + 1} ({move}): {reason}") from exc
+                raise RecordError(
+                    f"round {number}, move {index + 1} ({move}): {reason}", number, index + 1
+                ) from exc
+            yield game, {"kind": "move", "round": number, "move": index + 1, "data": move}
         _check_starter(game.round, rnd_data)
         _check_result(game, rnd_data)
+        previous = rnd_data
     if game.phase == SCORING:
         game.score_round()
-        _check_result(game, record["rounds"][-1])
+        _check_result(game, previous)
+        yield game, {"kind": "result", "round": previous["number"]}
     game.hold_scoring = False
-    return game
 
 
 def _deck_of(rules: RuleSet, rnd_data: dict) -> list[int]:
@@ -129,10 +180,11 @@ def _apply_move(game: Game, move: dict) -> None:
 
 def _check_starter(rnd, rnd_data: dict) -> None:
     """The recorded starter played the round's first turn. In a round without turns it
-    is null; the player the rules named is accepted too (other implementations)."""
+    is null, or whose turn it is (a round still in play), or the player the rules named
+    (as other implementations write it)."""
     recorded = rnd_data.get("starter")
     first = rnd.first_turn
-    if recorded == first or (first is None and recorded == rnd.starter):
+    if recorded == first or (first is None and recorded in (rnd.starter, rnd.turn)):
         return
     played = f"{first} played the first turn" if first else "nobody played a turn"
     raise RecordError(f"round {rnd.number}: the starter is {recorded}, but {played}")
@@ -142,7 +194,7 @@ def _check_result(game: Game, rnd_data: dict) -> None:
     """A recorded result must be the one the rules give (checked once it is scored)."""
     if "result" not in rnd_data or game.phase == SCORING:
         return
-    mine = game.rounds[rnd_data["number"] - 1].result
+    mine = game.round.result
     if mine != rnd_data["result"]:
         raise RecordError(
             f"round {rnd_data['number']}: result {rnd_data['result']} but the rules give {mine}"

@@ -14,6 +14,7 @@ import os
 from flask import (
     Blueprint,
     current_app,
+    make_response,
     redirect,
     render_template,
     request,
@@ -25,6 +26,7 @@ from flask_login import LoginManager, UserMixin, current_user, login_user, logou
 
 from .. import accounts
 from ..models import User
+from . import ratelimit
 from .security import csrf_token
 
 bp = Blueprint("auth", __name__)
@@ -59,23 +61,6 @@ def signed_in() -> User | None:
     if current_user and current_user.is_authenticated:
         return current_user.user
     return None
-
-
-def limiter() -> accounts.SignInLimiter:
-    return current_app.extensions["skymo_signin_limiter"]
-
-
-def client_address() -> str | None:
-    """The address the rate limit counts. Behind N reverse proxies (SKYMO_PROXY_HOPS=N)
-    it is the one the outermost trusted proxy saw, else every visitor would share the
-    proxy's address, and one visitor's failures would lock everybody out."""
-    hops = current_app.config["PROXY_HOPS"]
-    if hops > 0:
-        forwarded = [a.strip() for a in request.headers.get("X-Forwarded-For", "").split(",")]
-        forwarded = [a for a in forwarded if a]
-        if len(forwarded) >= hops:
-            return forwarded[-hops]
-    return request.remote_addr
 
 
 def safe_next(target: str | None) -> str | None:
@@ -126,16 +111,11 @@ def signin():
         return page("pages/signin.html", form={})
     form = request.form
     username = (form.get("username") or "").strip()
-    address = client_address()
-    wait = limiter().retry_after(address, username)
-    if wait > 0:
-        message = accounts.too_many_message(wait)
-        return page("pages/signin.html", 429, form=form, error=message)
+    # Rate limited by app.web.ratelimit: refused attempts never reach this view.
     user = accounts.authenticate(username, form.get("password"))
     if user is None:
-        limiter().failed(address, username)
         return page("pages/signin.html", 401, form=form, error=accounts.WRONG_CREDENTIALS)
-    limiter().succeeded(address, username)
+    ratelimit.forget_username_failures()
     start_session(user, remember=form.get("remember") == "on")
     return redirect(safe_next(form.get("next")) or url_for("lobby.home"), 303)
 
@@ -199,14 +179,16 @@ def delete_account():
 
 
 def init_app(app) -> None:
-    app.config.setdefault("SIGNIN_MAX_FAILURES", 5)
-    app.config.setdefault("SIGNIN_WINDOW_SECONDS", 15 * 60)
     app.config.setdefault("PROXY_HOPS", int(os.environ.get("SKYMO_PROXY_HOPS", "0") or 0))
     app.config.setdefault("REMEMBER_COOKIE_HTTPONLY", True)
     app.config.setdefault("REMEMBER_COOKIE_SAMESITE", "Lax")
     app.config.setdefault("REMEMBER_COOKIE_SECURE", app.config.get("SESSION_COOKIE_SECURE"))
-    app.extensions["skymo_signin_limiter"] = accounts.SignInLimiter(
-        app.config["SIGNIN_MAX_FAILURES"], app.config["SIGNIN_WINDOW_SECONDS"]
-    )
     login_manager.init_app(app)
     app.register_blueprint(bp)
+    ratelimit.init_app(app, "auth.signin", _too_many)
+
+
+def _too_many(seconds: float):
+    """A sign-in refused by the rate limit: the page says for how long."""
+    message = ratelimit.too_many_message(seconds)
+    return make_response(page("pages/signin.html", 429, form=request.form, error=message))

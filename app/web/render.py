@@ -9,8 +9,8 @@ from functools import lru_cache
 
 import segno
 from flask import render_template, url_for
+from flask_babel import force_locale, ngettext
 from flask_babel import gettext as _
-from flask_babel import ngettext
 from markupsafe import Markup, escape
 
 from .. import games, i18n
@@ -59,7 +59,7 @@ def seat_list(table: Table, me: Seat | None, seats: list[Seat] | None = None) ->
     return [
         {
             "id": s.id,
-            "name": s.name,
+            "name": i18n.person(s.name),
             "bot": s.bot,
             "is_host": s.id == table.host_seat,
             "is_me": me is not None and s.id == me.id,
@@ -121,7 +121,7 @@ def board(table: Table, game, me: Seat | None, seats: list[dict], mode: str | No
     my_id = me.player_id if me is not None else None
     v = view(game, my_id)
     rnd = v["round"]
-    names = {p["id"]: p["name"] for p in v["players"]}
+    names = {p["id"]: i18n.person(p["name"]) for p in v["players"]}
     by_player = {p["id"]: p for p in v["players"]}
     present = {s["player_id"]: s["present"] for s in seats}
     phase = v["phase"]
@@ -390,9 +390,11 @@ def render_push(
         out = []
         for conn in conns:
             me = by_id.get(conn.seat_id) if conn.seat_id else None
-            ctx = table_context(table, me, seat_rows=seat_rows, game=game)
-            ctx["csrf"] = conn.csrf
-            ctx["join_name"] = conn.name
-            ctx["oob"] = True
-            out.append((conn, render_template(template, **ctx)))
+            # Each player reads their own language (two at one table may differ).
+            with force_locale(conn.locale):
+                ctx = table_context(table, me, seat_rows=seat_rows, game=game)
+                ctx["csrf"] = conn.csrf
+                ctx["join_name"] = conn.name
+                ctx["oob"] = True
+                out.append((conn, render_template(template, **ctx)))
         return table.version, out

@@ -19,6 +19,7 @@ from flask import (
     session,
     url_for,
 )
+from flask_babel import force_locale, get_locale
 from flask_babel import gettext as _
 
 from .. import scoresheet
@@ -222,9 +223,12 @@ def render_viewers(code: str, conns: list[Connection], what: str, snapshot=None)
         sheet = scoresheet.get_sheet(code)
         if sheet is None:
             return -1, []
-        ctx = sheet_context(sheet, editable=False)
-        html = render_template("partials/_score_sheet.html", oob=True, **ctx)
-        return sheet.version, [(conn, html) for conn in conns]
+        html = {}  # once per language the viewers read
+        for locale in {conn.locale for conn in conns}:
+            with force_locale(locale):
+                ctx = sheet_context(sheet, editable=False)
+                html[locale] = render_template("partials/_score_sheet.html", oob=True, **ctx)
+        return sheet.version, [(conn, html[conn.locale]) for conn in conns]
 
 
 def init_app(app) -> None:
@@ -236,7 +240,9 @@ def init_app(app) -> None:
         if not origin_ok() or scoresheet.get_sheet(code) is None:
             ws.close(reason=1008, message="No such sheet")
             return
-        conn = Connection(code=code.upper(), seat_id=None, csrf="", send=ws.send)
+        conn = Connection(
+            code=code.upper(), seat_id=None, csrf="", send=ws.send, locale=str(get_locale())
+        )
         conn.base_url = request.host_url
         db.close()  # don't hold a database connection for the socket's lifetime
         if current_app.config["SOCK_SERVER_OPTIONS"].get("ping_interval"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from flask import render_template
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError, CSRFProtect, generate_csrf
+from werkzeug.exceptions import HTTPException
 
 csrf = CSRFProtect()
 
@@ -29,6 +30,23 @@ def init_app(app) -> None:
     def _csrf_failed(exc):
         message = _("This form has expired: reload the page and try again.")
         return render_template("pages/error.html", message=message, status=400), 400
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc):
+        """Werkzeug's own error pages are English and bare: ours, in the reader's
+        language (403, 404, 405 and the rest; 413 and the CSRF check have their own)."""
+        if exc.response is not None:  # already answered (flask-limiter's on_breach page)
+            return exc
+        messages = {
+            403: _("That is not yours to change."),
+            404: _("There is nothing at this address."),
+            405: _("This address cannot be used that way."),
+            429: _("Too many requests: wait a moment, then try again."),
+        }
+        message = messages.get(exc.code, _("That request could not be handled: nothing changed."))
+        headers = [(k, v) for k, v in exc.get_headers() if k.lower() != "content-type"]
+        status = exc.code or 500
+        return render_template("pages/error.html", message=message, status=status), status, headers
 
     @app.errorhandler(413)
     def _too_large(exc):

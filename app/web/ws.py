@@ -8,6 +8,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from flask import current_app, request, session
+from flask_babel import get_locale
 from wsproto.utilities import RemoteProtocolError
 
 from .. import accounts, games
@@ -61,6 +62,7 @@ def init_app(app) -> None:
             send=ws.send,
             base_url=request.host_url,
             name=user.username if user else "",
+            locale=str(get_locale()),
         )
         from ..models import db
 

@@ -40,7 +40,7 @@ class Socket:
     def __init__(self, page: Page):
         self.up = True
         self.routes: list[WebSocketRoute] = []
-        page.route_web_socket(re.compile(r"/ws$"), self._open)
+        page.route_web_socket(re.compile(r"/ws(\?|$)"), self._open)
 
     def _open(self, ws: WebSocketRoute) -> None:
         self.routes.append(ws)

@@ -78,6 +78,16 @@ def test_a_sheet_keeps_rounds_typed_offline_and_sends_them_once(server, new_cont
     owner.screenshot(path=screenshots / "score-offline-phone.png", full_page=True)
     assert totals(viewer) == {"Nico": "8", "Pat": "12", "Emma": "24"}  # nothing reached it
 
+    # Meanwhile the session's form token changed (as a sign-in elsewhere renews it):
+    # the page fetches a fresh one and still sends both.
+    owner.evaluate(
+        f"""() => {{
+          const key = 'skymo-sheet-{url[-8:]}';
+          const q = JSON.parse(localStorage.getItem(key));
+          q.forEach(r => r.fields.csrf_token = 'expired');
+          localStorage.setItem(key, JSON.stringify(q));
+        }}"""
+    )
     # Back online: both are sent, in order, once.
     phone.set_offline(False)
     expect(status).to_be_hidden(timeout=15_000)
@@ -113,3 +123,50 @@ def test_the_sheet_works_without_javascript(server, new_context, screenshots):
     page.screenshot(path=screenshots / "score-over-desktop.png", full_page=True)
     page.goto(server.url + "/score")
     expect(page.locator(".sheets")).to_contain_text("Winner: Bob")
+    page.screenshot(path=screenshots / "score-list-desktop.png", full_page=True)
+
+
+def test_the_list_and_new_sheet_form_on_a_phone(server, new_context, screenshots):
+    page = new_context(**PHONE).new_page()
+    page.goto(server.url + "/score")
+    page.get_by_label("Player 1", exact=True).fill("Ann")
+    page.get_by_label("Player 2", exact=True).fill("ann")
+    page.get_by_role("button", name="Start the sheet").click()  # the same name twice
+    expect(page.locator("#player-2-error")).to_contain_text("same name")
+    expect(page.get_by_label("Player 2", exact=True)).to_have_attribute("aria-invalid", "true")
+    assert problems(page) == []
+    page.screenshot(path=screenshots / "score-new-phone.png", full_page=True)
+
+
+def test_a_round_queued_after_the_end_is_refused_and_said(server, new_context):
+    phone = new_context(**PHONE)
+    page = phone.new_page()
+    page.goto(server.url + "/score")
+    page.get_by_label("Player 1", exact=True).fill("Ann")
+    page.get_by_label("Player 2", exact=True).fill("Bob")
+    page.get_by_label("End score").fill("30")
+    page.get_by_role("button", name="Start the sheet").click()
+    phone.set_offline(True)
+    type_round(page, {"Ann": 31, "Bob": 2}, "Bob")  # Ann passes 30: the game ends
+    type_round(page, {"Ann": 1, "Bob": 1}, "Nobody")  # typed before anyone noticed
+    expect(page.locator("#pending li")).to_have_count(2)
+    phone.set_offline(False)
+    status = page.locator("#sync-status")
+    expect(status).to_contain_text("This round was not added: Ann 1, Bob 1.", timeout=15_000)
+    expect(status).to_contain_text("The game is over")
+    expect(page.locator(".banner")).to_have_text("Game over: Bob wins!")
+    assert totals(page) == {"Bob": "2", "Ann": "31"}
+
+
+def test_eight_long_names_fit_a_phone(server, new_context, screenshots):
+    page = new_context(**PHONE).new_page()
+    names = [f"{n}-{'x' * 14}" for n in ("Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal")]
+    new_sheet(page, server.url, names=names)
+    form = page.locator("#round-form")
+    for i, name in enumerate(names):
+        form.get_by_role("spinbutton", name=name, exact=True).fill(str(10 + i))
+    form.locator(".enders").get_by_label(names[7], exact=True).check()
+    form.get_by_role("button", name="Add round").click()
+    expect(page.locator("#add-h")).to_have_text("Round 2")
+    assert problems(page) == []  # the rounds table scrolls inside its own box
+    page.screenshot(path=screenshots / "score-eight-phone.png", full_page=True)

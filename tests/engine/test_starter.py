@@ -7,9 +7,27 @@ import copy
 import json
 
 import pytest
-from engine_helpers import build_deck, flip_turn, flip_until_round_end, keep_turn, quick_game
+from engine_helpers import (
+    build_deck,
+    flip_turn,
+    flip_until_round_end,
+    keep_turn,
+    players,
+    quick_game,
+    quick_rules,
+)
 
-from app.engine import GAME_OVER, PLAY, ROUND_OVER, Draw, Forfeit, RecordError, Reveal, replay
+from app.engine import (
+    GAME_OVER,
+    PLAY,
+    ROUND_OVER,
+    Draw,
+    Forfeit,
+    Game,
+    RecordError,
+    Reveal,
+    replay,
+)
 from app.engine import to_record as write
 
 # 2×2 grids, (1, 1) face down: face-up sums Ann 6, Bob 33, Cat 18, Dan 9. Bob starts.
@@ -174,3 +192,23 @@ def test_no_turn_played_in_a_later_round():
     record = round_trip(game)
     assert starters(record) == ["p2", None]
     assert record["rounds"][1]["moves"][-1] == {"player": "p2", "type": "forfeit"}
+
+
+# ----- records written while a round is being played ----------------------------------
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_record_written_before_the_first_turn_names_whose_turn_it_is(seed):
+    """Lots chose the starter (no cards turned at setup) and nobody has played yet:
+    the record names the player whose turn it is, so the lots replay the same."""
+    game = Game(players(4), quick_rules(initial_flips=0), seed=seed)
+    named = game.round.turn
+    record = json.loads(json.dumps(write(game)))
+    assert starters(record) == [named]
+    assert replay(record).round.turn == named
+    game.apply(named, Draw())  # a drawn card is not a turn played yet
+    assert starters(write(game)) == [named]
+    game.apply(named, Forfeit())  # the turn passes on
+    record = json.loads(json.dumps(write(game)))
+    assert starters(record) == [game.round.turn] != [named]
+    assert replay(record).round.turn == game.round.turn

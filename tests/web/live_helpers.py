@@ -96,15 +96,23 @@ class HttpBrowser:
 
 
 # ----- the database, read directly -------------------------------------------------------
-def read_tables(db_path: Path) -> dict[str, dict]:
-    """Every table as stored: code -> status, version, rules, state, votes, host."""
-    con = sqlite3.connect(str(db_path), timeout=10)
+def _rows(db, sql: str, params: tuple = ()) -> list[tuple]:
+    """Rows of a query on the server's database: a SQLite file (Path) or a PostgreSQL URL."""
+    if isinstance(db, str) and db.startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(db) as con:
+            return con.execute(sql.replace("?", "%s"), params).fetchall()
+    con = sqlite3.connect(str(db), timeout=10)
     try:
-        rows = con.execute(
-            'SELECT code, status, version, rules, state, votes, host_seat FROM "table"'
-        ).fetchall()
+        return con.execute(sql, params).fetchall()
     finally:
         con.close()
+
+
+def read_tables(db: Path | str) -> dict[str, dict]:
+    """Every table as stored: code -> status, version, rules, state, votes, host."""
+    rows = _rows(db, 'SELECT code, status, version, rules, state, votes, host_seat FROM "table"')
     return {
         code: {
             "status": status,
@@ -118,28 +126,18 @@ def read_tables(db_path: Path) -> dict[str, dict]:
     }
 
 
-def read_table(db_path: Path, code: str) -> dict:
-    return read_tables(db_path)[code]
+def read_table(db: Path | str, code: str) -> dict:
+    return read_tables(db)[code]
 
 
-def seat_ids(db_path: Path, code: str) -> dict[str, str]:
+def seat_ids(db: Path | str, code: str) -> dict[str, str]:
     """Name -> engine player id ('s<seat id>') of the seats still at the table."""
-    con = sqlite3.connect(str(db_path), timeout=10)
-    try:
-        rows = con.execute(
-            'SELECT id, name FROM seat WHERE table_id = ? AND NOT "left"', (code,)
-        ).fetchall()
-    finally:
-        con.close()
+    rows = _rows(db, 'SELECT id, name FROM seat WHERE table_id = ? AND NOT "left"', (code,))
     return {name: f"s{ident}" for ident, name in rows}
 
 
-def game_records(db_path: Path) -> dict[tuple[str, int], dict]:
-    con = sqlite3.connect(str(db_path), timeout=10)
-    try:
-        rows = con.execute("SELECT table_id, number, record FROM gamerecord").fetchall()
-    finally:
-        con.close()
+def game_records(db: Path | str) -> dict[tuple[str, int], dict]:
+    rows = _rows(db, "SELECT table_id, number, record FROM gamerecord")
     return {(code, number): json.loads(record) for code, number, record in rows}
 
 

@@ -7,6 +7,8 @@ import json
 import re
 import sqlite3
 
+import limits.storage.memory
+import limits.strategies
 import pytest
 from account_helpers import (  # noqa: F401 (cheap_hashing: an autouse fixture)
     PASSWORD,
@@ -24,6 +26,7 @@ from argon2 import PasswordHasher
 
 from app import accounts, create_app, games
 from app.models import GameRecord, Result, Seat, Table, User, db
+from app.web import ratelimit
 
 
 def text(response) -> str:
@@ -239,18 +242,43 @@ def test_behind_a_proxy_the_forwarded_address_counts(browser, app):
     assert locked.status_code == 429
 
 
-def test_the_limit_is_a_sliding_window():
-    limiter = accounts.SignInLimiter(max_failures=3, window=600)
+class Clock:
+    """Stands in for the `time` module of the rate limit's storage and strategy."""
+
+    def __init__(self, now: float):
+        self.now = now
+
+    def time(self) -> float:
+        return self.now
+
+
+def test_the_limit_is_a_sliding_window(browser, app, monkeypatch):
+    start = 1_800_000_000.0
+    clock = Clock(start)
+    for module in (limits.storage.memory, limits.strategies, ratelimit):
+        monkeypatch.setattr(module, "time", clock)
+    app.config.update(SIGNIN_MAX_FAILURES=3, SIGNIN_WINDOW_SECONDS=600)
+    make_user("ann")
+    make_user("bob")
+
+    def attempt(name, address, password="correct horse"):
+        return signin(browser(), name, password, environ_base={"REMOTE_ADDR": address})
+
     for t in (0, 100, 200):
-        assert limiter.retry_after("1.2.3.4", "ann", now=t) == 0
-        limiter.failed("1.2.3.4", "ann", now=t)
-    assert limiter.retry_after("1.2.3.4", "ann", now=300) == pytest.approx(300)
-    assert limiter.retry_after("5.6.7.8", "ann", now=300) == pytest.approx(300)
-    assert limiter.retry_after("1.2.3.4", "bob", now=300) == pytest.approx(300)
-    assert limiter.retry_after("5.6.7.8", "bob", now=300) == 0
-    assert limiter.retry_after("1.2.3.4", "ann", now=600) == 0  # the first one left
-    assert accounts.too_many_message(61) == "Too many sign-in attempts: try again in 2 minutes."
-    assert accounts.too_many_message(20) == "Too many sign-in attempts: try again in 1 minute."
+        clock.now = start + t
+        assert attempt("ann", "1.2.3.4", "wrong password").status_code == 401
+    clock.now = start + 300
+    locked = attempt("ann", "5.6.7.8")  # the username: 300 s until the first failure leaves
+    assert locked.status_code == 429 and TOO_MANY.search(text(locked)).group(1) == "5"
+    assert attempt("bob", "1.2.3.4").status_code == 429  # the address
+    assert attempt("bob", "5.6.7.8").status_code == 303
+    clock.now = start + 601  # the first failure left the window
+    assert attempt("ann", "1.2.3.4").status_code == 303
+
+
+def test_the_wait_is_said_in_whole_minutes():
+    assert ratelimit.too_many_message(61) == "Too many sign-in attempts: try again in 2 minutes."
+    assert ratelimit.too_many_message(20) == "Too many sign-in attempts: try again in 1 minute."
 
 
 def test_a_successful_sign_in_forgets_the_usernames_failures(browser):

@@ -12,6 +12,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+import pytest
 from live_helpers import (
     STALE,
     VERSION,
@@ -200,10 +201,24 @@ def wait_for(predicate, timeout=10.0, what="a change"):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def test_a_killed_server_loses_no_acknowledged_move(tmp_path):
-    db = tmp_path / "skymo.db"
+@pytest.fixture(params=["sqlite", "postgres"])
+def server_db(request, tmp_path):
+    """(database as the helpers read it, the server's environment for it)."""
+    if request.param == "sqlite":
+        yield tmp_path / "skymo.db", {}
+        return
+    from tests.scale.conftest import fresh_postgres
+
+    with fresh_postgres() as url:
+        yield url, {"SKYMO_DATABASE_URL": url}
+
+
+def test_a_killed_server_loses_no_acknowledged_move(tmp_path, server_db):
+    db, db_env = server_db
     rng = random.Random(20240607)
-    server = LiveServer(tmp_path, SKYMO_BOT_DELAY="0.5", SKYMO_NEXT_ROUND_SECONDS="600").start()
+    server = LiveServer(
+        tmp_path, SKYMO_BOT_DELAY="0.5", SKYMO_NEXT_ROUND_SECONDS="600", **db_env
+    ).start()
     servers = [server]
     try:
         tabs = [
@@ -234,7 +249,9 @@ def test_a_killed_server_loses_no_acknowledged_move(tmp_path):
         before = read_tables(db)
 
         # 2. A new process on the same database: bots and timers resume by themselves.
-        server = LiveServer(tmp_path, SKYMO_BOT_DELAY="0.05", SKYMO_NEXT_ROUND_SECONDS="1")
+        server = LiveServer(
+            tmp_path, SKYMO_BOT_DELAY="0.05", SKYMO_NEXT_ROUND_SECONDS="1", **db_env
+        )
         servers.append(server.start())
         rebase(tabs, server)
         wait_for(lambda: not bots_turn(read_table(db, waiting.code)), what="the bot's move")
@@ -281,7 +298,9 @@ def test_a_killed_server_loses_no_acknowledged_move(tmp_path):
             check_persisted(tab, db)
 
         # 4. Start again and play every game to its results.
-        server = LiveServer(tmp_path, SKYMO_BOT_DELAY="0.05", SKYMO_NEXT_ROUND_SECONDS="1")
+        server = LiveServer(
+            tmp_path, SKYMO_BOT_DELAY="0.05", SKYMO_NEXT_ROUND_SECONDS="1", **db_env
+        )
         servers.append(server.start())
         rebase(tabs, server)
         for tab in tabs:

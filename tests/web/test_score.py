@@ -211,7 +211,7 @@ def test_others_see_the_sheet_read_only_and_cannot_change_it(browser):
     add(owner, url, [1, 2, 3])
     page = parse(other.get(url).data)
     assert page.by_id("round-form") is None and page.find("form", action=f"{url}/undo") is None
-    assert page.by_id("live").attrs["ws-connect"] == f"{url}/ws"
+    assert page.by_id("live").attrs["ws-connect"] == f"{url}/ws?lang=en"  # pushes in its language
     before = state(url)
     other.get("/score")
     assert add(other, url, [1, 1, 1], rid="b" * 16).status_code == 403

@@ -1,0 +1,170 @@
+"""Two people at one table in two languages: a French phone and a German desktop play a
+round by clicks; every push each of them receives is in their own language."""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+
+import pytest
+from e2e_helpers import (
+    DESKTOP,
+    PHONE,
+    RESULTS,
+    click_and_wait_change,
+    mark_alive,
+    settle,
+    still_alive,
+    sync,
+    version,
+)
+from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.e2e
+
+# English interface words that are neither French nor German words.
+ENGLISH = re.compile(
+    r"\b(the|your|you|and|draw|discard|round|turn|player|game|cards|grid|join|leave|"
+    r"waiting|left|take|keep|of|is|won|next|back|pile|ended|cleared|down)\b",
+    re.IGNORECASE,
+)
+ROUND_DONE = ".board.phase-round_over, " + RESULTS
+
+
+@pytest.fixture
+def server_env():
+    return {"SKYMO_NEXT_ROUND_SECONDS": "600", "SKYMO_BOT_DELAY": "0.1"}
+
+
+def english(page: Page) -> list[str]:
+    """English words in what the page shows and reads out (names are Léa and Hans)."""
+    text = page.evaluate(
+        """() => document.body.innerText + ' ' + [...document.querySelectorAll(
+            '[aria-label],[title],[placeholder]')].map(e => [e.getAttribute('aria-label'),
+            e.getAttribute('title'), e.getAttribute('placeholder')].join(' ')).join(' ')"""
+    )
+    return sorted(set(m.lower() for m in ENGLISH.findall(text)))
+
+
+def act(page: Page, rng: random.Random) -> str | None:
+    """One thing this page's player can do now, found without reading any text."""
+    settle(page)
+    if page.locator(ROUND_DONE).count():
+        return None
+    reveal = page.locator("form.act-reveal button.card")
+    if reveal.count():
+        click_and_wait_change(page, reveal.nth(rng.randrange(reveal.count())))
+        return "reveal"
+    draw = page.locator(".actions form").filter(has=page.locator("input[value='draw']"))
+    if not draw.count():
+        return None
+    click_and_wait_change(page, draw.locator("button"))
+    targets = page.locator("form.act-keep_drawn button.card")
+    down = page.locator("form.act-keep_drawn button.card.back")
+    target = down.first if down.count() else targets.first
+    click_and_wait_change(page, target)
+    return "draw and keep"
+
+
+def shoot(page: Page, path) -> None:
+    """The top of the page as the player sees it (banner, header and language menu)."""
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=path)
+
+
+def last_log(page: Page) -> str:
+    return page.locator(".log li").first.inner_text()
+
+
+def test_a_french_phone_and_a_german_desktop_at_one_table(server, new_context, screenshots):
+    # Neither chooses: each browser's own language (Accept-Language) decides.
+    phone = new_context(**PHONE, locale="fr-FR").new_page()
+    desk = new_context(**DESKTOP, locale="de-DE").new_page()
+
+    phone.goto(server.url + "/")
+    expect(phone.locator("html")).to_have_attribute("lang", "fr")
+    expect(phone.get_by_role("heading", level=1)).to_have_text("Jouez à Skymo entre amis")
+    phone.get_by_label("Votre nom").fill("Léa")
+    phone.get_by_role("button", name="Créer une table").click()
+    phone.wait_for_url(re.compile(r"/t/[A-Z0-9]+$"))
+    settle(phone)
+    form = phone.locator("#rules-form")
+    form.get_by_label("Rangées", exact=True).fill("2")
+    form.get_by_label("Colonnes", exact=True).fill("2")
+    form.get_by_label("Cartes retournées au début", exact=True).fill("1")
+    click_and_wait_change(phone, form.get_by_role("button", name="Enregistrer les règles"))
+    invite = phone.locator("#invite").input_value()
+
+    desk.goto(invite)
+    expect(desk.locator("html")).to_have_attribute("lang", "de")
+    settle(desk)
+    desk.locator("#join").get_by_label("Dein Name").fill("Hans")
+    with desk.expect_navigation():
+        desk.locator("#join").get_by_role("button", name="Beitreten").click()
+    settle(desk)
+    # The join reached the phone over its socket, in French.
+    expect(phone.locator("#seats")).to_contain_text("2 sur 8")
+    expect(desk.locator("#seats")).to_contain_text("2 von 8")
+    for page in (phone, desk):
+        mark_alive(page)
+
+    click_and_wait_change(phone, phone.get_by_role("button", name="Lancer la partie"))
+    sync([desk], version(phone))
+    expect(phone.locator(".banner")).to_contain_text("Retournez 1 carte de votre grille.")
+    expect(desk.locator(".banner")).to_contain_text("Decke 1 Karte deiner Auslage auf.")
+    shoot(phone, screenshots / "i18n-fr-phone-setup.png")
+    shoot(desk, screenshots / "i18n-de-desktop-setup.png")
+
+    rng = random.Random(12)
+    seen = {"fr": set(), "de": set()}
+    deadline = time.monotonic() + 120
+    shot = False
+    while not all(p.locator(ROUND_DONE).count() for p in (phone, desk)):
+        assert time.monotonic() < deadline, "the round did not end"
+        moved = False
+        for page, other, lang in ((phone, desk, "de"), (desk, phone, "fr")):
+            if act(page, rng):
+                moved = True
+                sync([other], version(page))  # a push: the other page did not reload
+                settle(other)
+                seen[lang].add(other.locator(".banner").inner_text())
+                if other.locator(".log li").count():
+                    seen[lang].add(last_log(other))
+                assert english(other) == [], (lang, english(other))
+                if not shot and other.locator(".log li").count() >= 4:
+                    shoot(phone, screenshots / "i18n-fr-phone-play.png")
+                    shoot(desk, screenshots / "i18n-de-desktop-play.png")
+                    shot = True
+        if not moved:
+            sync([phone, desk], max(version(phone), version(desk)))
+    for page in (phone, desk):
+        settle(page)
+        assert still_alive(page), "a page reloaded: the moves were not pushed"
+    fr, de = " | ".join(sorted(seen["fr"])), " | ".join(sorted(seen["de"]))
+    # The move log and banners each received, in their language, with card articles.
+    assert re.search(r"Hans a (pioché et gardé|retourné) un -?\d+", fr), fr
+    assert re.search(r"Léa hat eine -?\d+ (gezogen und behalten|aufgedeckt)", de), de
+    assert re.search(r"À vous\xa0: piochez une carte ou prenez le -?\d+\.", fr), fr
+    assert re.search(r"Du bist dran: Ziehe eine Karte oder nimm die -?\d+\.", de), de
+    # The round's results, each in their language.
+    expect(phone.locator("#round-h, #final-h").first).to_contain_text(
+        re.compile(r"Résultats de la manche 1|gagne|ex æquo")
+    )
+    expect(desk.locator("#round-h, #final-h").first).to_contain_text(
+        re.compile(r"Ergebnis der Runde 1|gewinnt|gemeinsam")
+    )
+    assert english(phone) == [] and english(desk) == []
+    phone.screenshot(path=screenshots / "i18n-fr-phone-results.png", full_page=True)
+    desk.screenshot(path=screenshots / "i18n-de-desktop-results.png", full_page=True)
+
+    # Switching on the phone: the menu in the header, then the page and its pushes in
+    # English, remembered.
+    phone.evaluate("window.scrollTo(0, 0)")
+    phone.locator("details.lang-menu summary").click()
+    phone.screenshot(path=screenshots / "i18n-fr-phone-menu.png")
+    with phone.expect_navigation():
+        phone.locator("details.lang-menu").get_by_role("link", name="English").click()
+    expect(phone.locator("html")).to_have_attribute("lang", "en")
+    phone.reload()
+    expect(phone.locator("html")).to_have_attribute("lang", "en")

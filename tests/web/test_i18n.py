@@ -1,0 +1,396 @@
+"""Languages: ?lang= switches and is remembered (cookie, account), Accept-Language
+decides otherwise, every page says its language and offers the switcher, the pages in
+French and German show no English, and each player's pushes are in their language."""
+
+from __future__ import annotations
+
+import random
+import re
+import sqlite3
+
+import pytest
+from account_helpers import (  # noqa: F401 (cheap_hashing: an autouse fixture)
+    cheap_hashing,
+    finish,
+    game_penalised_ender,
+    make_user,
+    signin,
+    signup,
+    table_with,
+    user,
+)
+from web_helpers import (
+    Player,
+    parse,
+    phase_of,
+    play_until,
+    seat_table,
+    start,
+)
+
+from app import create_app
+from app.hub import Connection, hub
+from app.i18n import LANGUAGES, NAMES
+from app.models import Seat, User
+
+# Words of the English interface that are not also French or German words.
+ENGLISH = {
+    "the", "your", "you", "and", "with", "draw", "discard", "round", "rounds", "turn",
+    "player", "players", "game", "games", "cards", "grid", "join", "leave", "sign",
+    "account", "rules", "seats", "wins", "waiting", "left", "take", "keep", "of", "to",
+    "is", "won", "rank", "next", "previous", "back", "password", "username", "leaderboard",
+    "stats", "history", "results", "create", "play", "again", "host", "away", "column",
+    "row", "rows", "columns", "cleared", "ended", "down", "pile", "shuffle",
+    "penalty", "winner", "none", "yes", "no", "here",
+}  # fmt: skip
+TEXT_ATTRS = ("aria-label", "title", "placeholder", "hx-confirm", "alt", "data-done")
+
+
+def lang_of(response) -> str:
+    return re.search(r'<html lang="([a-z]+)"', response.data.decode()).group(1)
+
+
+def visible_words(html: str, allowed: set[str]) -> list[str]:
+    """The words a person can see or hear: text and the attributes screen readers read,
+    less names the test gave (players, bots, codes)."""
+    doc = parse(html)
+    for script in doc.find_all("script") + doc.find_all("style"):
+        script.children = []
+    parts = [doc.text()]
+    for node in doc.iter():
+        parts.extend(node.attrs.get(a, "") for a in TEXT_ATTRS)
+    # Not words: the record format's name, and {placeholders} the page's script fills.
+    text = re.sub(r"skymo\.game/1|\{\w+\}", " ", " ".join(parts))
+    words = re.findall(r"[A-Za-zÀ-ÿ']+", text)
+    return [w for w in words if w.lower() not in allowed and w not in allowed]
+
+
+def english_in(html: str, allowed: set[str]) -> list[str]:
+    return sorted({w.lower() for w in visible_words(html, allowed) if w.lower() in ENGLISH})
+
+
+# ----- choosing ------------------------------------------------------------------------
+def test_lang_switches_and_is_remembered_in_a_cookie(client):
+    response = client.get("/?lang=fr")
+    assert lang_of(response) == "fr"
+    assert "Jouez à Skymo entre amis" in response.data.decode()
+    cookie = client.get_cookie("lang")
+    assert cookie.value == "fr" and cookie.http_only and cookie.max_age >= 30 * 24 * 3600
+    # Any later page, without asking again, and whatever the browser prefers.
+    response = client.get("/rules", headers={"Accept-Language": "de"})
+    assert lang_of(response) == "fr"
+    assert client.get("/leaderboard?lang=de").data.decode().count("Bestenliste") >= 1
+    assert lang_of(client.get("/")) == "de"
+    assert lang_of(client.get("/?lang=en")) == "en"
+    assert client.get_cookie("lang").value == "en"
+    # A language we do not speak changes nothing.
+    assert lang_of(client.get("/?lang=xx")) == "en"
+    assert client.get_cookie("lang").value == "en"
+
+
+@pytest.mark.parametrize(
+    "header, lang",
+    [
+        ("de-DE,de;q=0.9,en;q=0.8", "de"),
+        ("fr-CH, fr;q=0.9, en;q=0.8", "fr"),
+        ("es-ES,es;q=0.9,fr;q=0.5", "fr"),
+        ("es-ES", "en"),
+        ("", "en"),
+    ],
+)
+def test_accept_language_decides_without_a_choice(client, header, lang):
+    response = client.get("/", headers={"Accept-Language": header})
+    assert lang_of(response) == lang
+    assert client.get_cookie("lang") is None  # the browser's wish is not a choice
+
+
+def test_every_page_offers_the_switcher(client):
+    for path in ("/", "/rules", "/leaderboard", "/signin", "/signup", "/t/NOSUCH"):
+        for lang in LANGUAGES:
+            doc = parse(client.get(f"{path}?lang={lang}").data)
+            menu = doc.find("details", cls="lang-menu")
+            assert menu is not None, path
+            summary = menu.find("summary").text()
+            assert lang.upper() in summary and len(summary) > 3  # "Langue : FR"
+            links = menu.find_all("a")
+            assert [a.attrs["hreflang"] for a in links] == list(LANGUAGES)
+            assert [a.text() for a in links] == [NAMES[c] for c in LANGUAGES]
+            current = [a.attrs["lang"] for a in links if a.attrs.get("aria-current")]
+            assert current == [lang]
+            for a in links:
+                assert f"lang={a.attrs['lang']}" in a.attrs["href"]
+                if path != "/t/NOSUCH":  # a page keeps its path in the other languages
+                    assert a.attrs["href"].startswith(path)
+
+
+def test_a_switch_keeps_the_pages_arguments(client):
+    doc = parse(client.get("/leaderboard?by=avg_round&lang=de").data)
+    hrefs = [a.attrs["href"] for a in doc.find("details", cls="lang-menu").find_all("a")]
+    assert all("by=avg_round" in h for h in hrefs), hrefs
+
+
+def test_the_account_remembers_its_language(browser, app):
+    ann = browser()
+    signup(ann, "ann")
+    assert user("ann").language is None
+    ann.get("/?lang=de")
+    assert user("ann").language == "de"
+    # Another device, without a cookie, in a browser that prefers French: German.
+    other = browser()
+    signin(other, "ann")
+    response = other.get("/leaderboard", headers={"Accept-Language": "fr"})
+    assert lang_of(response) == "de"
+    # Choosing again on that device changes the account too.
+    other.get("/?lang=fr")
+    assert user("ann").language == "fr"
+    assert lang_of(ann.get("/")) == "fr"  # the account wins over the old cookie
+
+
+def test_a_guests_choice_moves_to_the_account(browser, app):
+    bob = browser()
+    bob.get("/?lang=fr")
+    signup(bob, "bob")
+    bob.get("/")
+    assert user("bob").language == "fr"
+
+
+def test_an_existing_database_gets_the_language_column(tmp_path):
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as db:  # the user table as it was before languages
+        db.execute(
+            'CREATE TABLE "user" (id INTEGER PRIMARY KEY, username VARCHAR(20) NOT NULL,'
+            " username_lower VARCHAR(20) NOT NULL UNIQUE, password_hash VARCHAR(255)"
+            " NOT NULL, login_nonce VARCHAR(32) NOT NULL, created_at DATETIME NOT NULL)"
+        )
+        db.execute(
+            'INSERT INTO "user" VALUES (1, ?, ?, ?, ?, ?)',
+            ("Ann", "ann", "hash", "nonce", "2026-01-01 00:00:00"),
+        )
+    create_app({"TESTING": True, "SECRET_KEY": "t", "DATABASE_URL": f"sqlite:///{path}"})
+    with sqlite3.connect(path) as db:
+        columns = [row[1] for row in db.execute('PRAGMA table_info("user")')]
+        assert "language" in columns
+        assert db.execute('SELECT username, language FROM "user"').fetchall() == [("Ann", None)]
+    # And again on the migrated database: nothing to do, nothing fails.
+    create_app({"TESTING": True, "SECRET_KEY": "t", "DATABASE_URL": f"sqlite:///{path}"})
+    assert User.get_by_id(1).language is None
+
+
+# ----- no English left -----------------------------------------------------------------
+@pytest.fixture
+def finished_game(app):
+    """Ann (an account, penalised, second) and Bob: one finished game with results."""
+    ann, bob = make_user("ann"), make_user("bob")
+    code, (a, b) = table_with(("Ann", ann), ("Bob", bob))
+    finish(code, game_penalised_ender(a, b))
+    return code
+
+
+@pytest.mark.parametrize("lang", ["fr", "de"])
+def test_the_pages_show_no_english(browser, finished_game, lang):
+    names = {"ann", "bob", "skymo", "english", "français", "deutsch"}
+    people = seat_table(browser, names=("Ann", "Bob"), bots=("greedy",))
+    host, guest = people
+    for b in people:
+        b.get(f"/?lang={lang}")
+    code = host.code
+    names |= {code.lower(), "gobbler"}
+    pages = {}
+    # The lobby as the host (rules form) and as a guest (summary), and as a visitor.
+    pages["lobby host"] = host.get(f"/t/{code}").data.decode()
+    pages["lobby guest"] = guest.get(f"/t/{code}").data.decode()
+    visitor = browser()
+    pages["lobby visitor"] = visitor.get(f"/t/{code}?lang={lang}").data.decode()
+    start(host)
+    players = [
+        Player(b, n, random.Random(i)) for i, (b, n) in enumerate(zip(people, "AB", strict=True))
+    ]
+    pages["setup"] = host.get(f"/t/{code}").data.decode()
+    seen = []
+    for p in players:
+        p.on_html = lambda html, doc: seen.append(html)
+    assert play_until(players) in ("round_over", "game_over")
+    pages["round over"] = host.get(f"/t/{code}").data.decode()
+    assert phase_of(parse(pages["round over"])) in ("round_over", "game_over")
+    # Every page the players saw while playing (each kind of turn, the log, banners).
+    for n, html in enumerate(seen[:: max(1, len(seen) // 25)]):
+        pages[f"play {n}"] = html
+    for path in ("/", "/rules", "/leaderboard", "/signin", "/signup", "/t/NOSUCH"):
+        pages[path] = host.get(path).data.decode()
+    ann = browser()
+    ann.get(f"/?lang={lang}")
+    signin(ann, "ann")
+    for path in ("/me/stats", "/me/history", "/account", "/leaderboard", "/u/bob"):
+        pages[path] = ann.get(path).data.decode()
+    pages["results"] = ann.get(f"/t/{finished_game}/games/1").data.decode()
+    for step in (0, 3, 6, 99):  # a replay, from the deal to the end
+        url = f"/t/{finished_game}/games/1/replay?step={step}"
+        pages[f"replay {step}"] = ann.get(url).data.decode()
+    pages["replay upload"] = ann.get("/replay").data.decode()
+    # A score sheet: its list, a sheet with a penalised round, and a bad round.
+    pages["sheets"] = ann.get("/score").data.decode()
+    sheet = ann.post(
+        "/score",
+        {"player-1": "Ann", "player-2": "Bob", "end_score": "100"}
+        | {"penalty_mode": "multiplier", "penalty_multiplier": "2", "penalty_flat": "10"},
+    ).headers["Location"]
+    rid = re.search(r'name="round_id" value="([^"]+)"', ann.get(sheet).data.decode()).group(1)
+    ann.post(f"{sheet}/rounds", {"score-1": "12", "score-2": "5", "ender": "1", "round_id": rid})
+    pages["sheet"] = ann.get(sheet).data.decode()
+    pages["sheet error"] = ann.post(
+        f"{sheet}/rounds", {"score-1": "x", "ender": "7", "round_id": "r"}
+    ).data.decode()
+    pages["sheet viewer"] = browser().get(f"{sheet}?lang={lang}").data.decode()
+    pages["bad sign-in"] = (
+        browser()
+        .post(f"/signin?lang={lang}", {"username": "ann", "password": "wrong password"})
+        .data.decode()
+    )
+
+    found = {where: english_in(html, names) for where, html in pages.items()}
+    assert not {where: words for where, words in found.items() if words}
+    for where, html in pages.items():
+        if "<html" in html:
+            assert f'<html lang="{lang}"' in html, where
+
+
+def test_the_english_word_check_finds_english(app, client):
+    """The check above can fail: on the English pages it finds the English words."""
+    html = client.get("/?lang=en").data.decode()
+    assert {"play", "with", "create", "join", "your", "the"} <= set(english_in(html, set()))
+    html = client.get("/?lang=fr").data.decode()
+    assert english_in(html.replace("Rejoindre", "Join"), set()) == ["join"]
+
+
+# ----- pushes --------------------------------------------------------------------------
+def test_each_player_gets_pushes_in_their_own_language(browser):
+    ann, bob = seat_table(browser, names=("Ann", "Bob"))
+    code = ann.code
+    got = {"fr": [], "de": [], "en": []}
+    seats = {s.name: s.id for s in Seat.select().where(Seat.table == code)}
+    conns = [
+        Connection(code=code, seat_id=seats["Ann"], csrf="", send=got["fr"].append, locale="fr"),
+        Connection(code=code, seat_id=seats["Bob"], csrf="", send=got["de"].append, locale="de"),
+        Connection(code=code, seat_id=None, csrf="", send=got["en"].append, locale="en"),
+    ]
+    for c in conns:
+        hub.add(c)
+    try:
+        start(ann)
+        assert all(got.values()), {k: len(v) for k, v in got.items()}
+        fr, de, en = (parse(got[k][-1]) for k in ("fr", "de", "en"))
+        assert "Retournez 2 cartes de votre grille." in fr.text()
+        assert "Decke 2 Karten deiner Auslage auf." in de.text()
+        assert "This game has already started: you are watching." in en.text()
+        assert english_in(got["fr"][-1], {"ann", "bob", code.lower()}) == []
+        assert english_in(got["de"][-1], {"ann", "bob", code.lower()}) == []
+        # A move by Ann reaches Bob in German and Ann in French.
+        Player(ann, "Ann", random.Random(1)).act()
+        assert "Ann hat" in parse(got["de"][-1]).text()
+        assert "Ann a retourné" in parse(got["fr"][-1]).text()
+    finally:
+        for c in conns:
+            hub.remove(c)
+
+
+def test_a_socket_keeps_the_language_of_its_page(live_server):
+    """Against a real server: the socket remembers the language its page was in (the
+    cookie the ?lang= choice set, or ?lang= on the socket's URL as the page writes it)."""
+    import time
+
+    import websocket
+    from web_helpers import LiveBrowser
+
+    ann, bob = LiveBrowser(live_server.url), LiveBrowser(live_server.url)
+    ann.get("/?lang=fr")
+    code = ann.create("Ann")
+    bob.join(code, "Bob")
+    page = bob.get(f"/t/{code}?lang=de")
+    assert f'ws-connect="/t/{code}/ws?lang=de"' in page
+    ann_ws = ann.socket()
+    bob_ws = websocket.create_connection(
+        live_server.url.replace("http://", "ws://") + f"/t/{code}/ws?lang=de",
+        cookie=bob.cookie_header(),
+        origin=live_server.url,
+        timeout=2,
+    )
+    try:
+        for ws in (ann_ws, bob_ws):
+            ws.recv()  # the table at once, on connect
+        assert ann.post(f"/t/{code}/start", {"version": ann.version()})[0] == 303
+        texts = {}
+        for who, ws in (("ann", ann_ws), ("bob", bob_ws)):
+            deadline = time.monotonic() + 5
+            while who not in texts and time.monotonic() < deadline:
+                doc = parse(ws.recv())
+                if doc.find("div", cls="board") is not None:
+                    texts[who] = doc.text()
+        assert "Retournez 2 cartes de votre grille." in texts["ann"]
+        assert "Decke 2 Karten deiner Auslage auf." in texts["bob"]
+    finally:
+        ann_ws.close()
+        bob_ws.close()
+
+
+# ----- the rules page ------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "lang, title", [("fr", "Comment jouer à Skymo"), ("de", "So spielt man Skymo")]
+)
+def test_the_rules_page_is_the_whole_translation(client, lang, title):
+    """/rules shows docs/rules.<lang>.md: complete, not a summary (every section, list
+    item and table row of the English rules has its counterpart)."""
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parents[2] / "docs"
+
+    def shape(text: str) -> list[int]:
+        lines = text.splitlines()
+        return [
+            sum(1 for line in lines if line.startswith("## ")),
+            sum(1 for line in lines if re.match(r"\s*- ", line)),
+            sum(1 for line in lines if line.startswith("|")),
+            sum(1 for block in text.split("\n\n") if block.strip()),
+        ]
+
+    english = (docs / "rules.md").read_text(encoding="utf-8")
+    translated = (docs / f"rules.{lang}.md").read_text(encoding="utf-8")
+    assert shape(translated) == shape(english)
+    assert len(translated) > 0.9 * len(english)
+    doc = parse(client.get(f"/rules?lang={lang}").data)
+    assert doc.find("h1").text() == title
+    headings = [h.text() for h in doc.find_all("h2")]
+    assert len(headings) == shape(english)[0]
+    assert english_in(client.get(f"/rules?lang={lang}").data.decode(), {"skymo"}) == []
+
+
+def test_score_sheet_viewers_get_the_sheet_in_their_language(browser):
+    """A score sheet's viewers may read different languages: one rendering per language."""
+    from app.web import score
+
+    owner = browser()
+    owner.get("/score?lang=en")
+    sheet = owner.post(
+        "/score",
+        {"player-1": "Ann", "player-2": "Bob", "end_score": "100"}
+        | {"penalty_mode": "multiplier", "penalty_multiplier": "2", "penalty_flat": "10"},
+    ).headers["Location"]
+    code = sheet.rsplit("/", 1)[1]
+    got = {"fr": [], "de": []}
+    conns = [
+        Connection(code=code, seat_id=None, csrf="", send=got[lang].append, locale=lang)
+        for lang in got
+    ]
+    for c in conns:
+        score.hub.add(c)
+    try:
+        rid = re.search(r'name="round_id" value="([^"]+)"', owner.get(sheet).data.decode())
+        data = {"score-1": "12", "score-2": "5", "ender": "1", "round_id": rid.group(1)}
+        assert owner.post(f"{sheet}/rounds", data).status_code == 303
+        fr, de = parse(got["fr"][-1]).text(), parse(got["de"][-1]).text()
+        assert "Feuille de scores" in fr and "12 devient 24 (×2)" in fr
+        assert "Punkteblatt" in de and "aus 12 wird 24 (×2)" in de
+        for lang in got:
+            assert english_in(got[lang][-1], {"ann", "bob", code.lower()}) == [], lang
+    finally:
+        for c in conns:
+            score.hub.remove(c)
