@@ -42,7 +42,7 @@ def _flat(grid_rows) -> tuple[int, ...]:
     found = _FLAT.get(id(grid_rows))
     if found is not None and found[0] is grid_rows:
         return found[1]
-    if len(_FLAT) > 20_000:
+    if len(_FLAT) > 256:
         _FLAT.clear()
     flat = tuple(
         cell["value"] if cell["state"] == "up" else _MARKERS[cell["state"]]
@@ -115,7 +115,7 @@ def moves(view: dict) -> Moves:
     found = _READ.get(id(legal))
     if found is not None and found[0] is legal:
         return found[1]
-    if len(_READ) > 20_000:
+    if len(_READ) > 256:
         _READ.clear()
     read = Moves(legal, view["rules"]["cols"])
     _READ[id(legal)] = (legal, read)
@@ -294,7 +294,7 @@ def _worth(cells, mean: float) -> tuple[float, ...]:
     found = _WORTH.get(id(cells))
     if found is not None and found[0] is cells:
         return found[1]
-    if len(_WORTH) > 20_000:
+    if len(_WORTH) > 256:
         _WORTH.clear()
     worth = tuple(mean if v == HIDDEN else v for v in cells)
     _WORTH[id(cells)] = (cells, worth)
