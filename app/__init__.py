@@ -9,7 +9,7 @@ from pathlib import Path
 from flask import Flask
 from htmx_flask import Htmx
 
-from . import deploy, games, i18n, models
+from . import deploy, i18n, models, tables
 from .web import sock
 
 htmx = Htmx()  # request.htmx: the HX-* request headers, read by the library
@@ -44,6 +44,9 @@ def create_app(config: dict | None = None) -> Flask:
         NEXT_ROUND_SECONDS=float(os.environ.get("SKYMO_NEXT_ROUND_SECONDS", "20")),
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
+        # The cookie is re-sent only when the session changes (a seat, a sign-in), not
+        # re-signed on every request; it lasts 30 days from then.
+        SESSION_REFRESH_EACH_REQUEST=False,
         SESSION_COOKIE_SECURE=os.environ.get("SKYMO_SECURE_COOKIES", "") == "1",
         PERMANENT_SESSION_LIFETIME=60 * 60 * 24 * 30,
         SOCK_SERVER_OPTIONS={"ping_interval": 25, "max_message_size": 4096},
@@ -62,10 +65,22 @@ def create_app(config: dict | None = None) -> Flask:
 
     i18n.init_app(app)
     models.init_app(app)
-    games.init_app(app)
+    tables.init_app(app)
     sock.init_app(app)
 
-    from .web import assets, auth, lobby, replay, score, security, table, ws
+    from .web import (
+        assets,
+        auth,
+        extras,
+        lobby,
+        pwa,
+        reactions,
+        replay,
+        score,
+        security,
+        table,
+        ws,
+    )
     from .web import stats as stats_pages
 
     security.init_app(app)
@@ -75,6 +90,9 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_blueprint(lobby.bp)
     app.register_blueprint(table.bp)
     app.register_blueprint(stats_pages.bp)
+    extras.init_app(app)
+    pwa.init_app(app)
+    reactions.init_app(app)
     score.init_app(app)
     replay.init_app(app)
     ws.init_app(app)

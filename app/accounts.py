@@ -5,7 +5,7 @@ Guests never need any of this. A guest who signs up or signs in keeps the seats 
 their session (`session["seats"]`: table code -> seat token) and the results of those
 seats. Deleting an account is refused while its holder plays a game in progress (they
 finish it or leave it first); otherwise their lobby seats are given up, and their name is
-replaced by "deleted player" wherever the other players still see their games."""
+replaced by "deleted player" wherever the other players still see their tables."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
-from . import games
+from . import tables
 from .models import Result, Seat, Table, User, db
 from .stats import DELETED_NAME
 
@@ -138,15 +138,16 @@ def change_password(user: User, current, new) -> None:
 
 
 # ----- seats and results ---------------------------------------------------------------
-def find_seat(table: Table, token: str | None, user: User | None) -> Seat | None:
-    """The visitor's seat: by the seat token of their session, else by their account.
-    A seat that belongs to an account is only ever that account's."""
+def find_seat(table: Table | str, token: str | None, user: User | None) -> Seat | None:
+    """The visitor's seat at a table (the row or its code): by the seat token of their
+    session, else by their account. A seat that belongs to an account is only ever that
+    account's."""
     user_id = user.id if user is not None else None
-    seat = games.seat_by_token(table, token)
+    seat = tables.seat_by_token(table, token)
     if seat is not None and seat.user_id is not None and seat.user_id != user_id:
         seat = None
     if seat is None:
-        seat = games.seat_by_user(table, user_id)
+        seat = tables.seat_by_user(table, user_id)
     return seat
 
 
@@ -183,7 +184,7 @@ def games_in_progress(user: User) -> list[str]:
         .where((Seat.user == user) & (Seat.left == False) & (Table.status == Table.PLAYING))  # noqa: E712
     )
     for seat in query:
-        game = games.load_game(seat.table)
+        game = tables.load_game(seat.table)
         if game is not None and not game.is_over and seat.player_id not in game.forfeited:
             codes.append(seat.table.code)
     return codes
@@ -196,12 +197,12 @@ def delete_user(user: User, password) -> None:
         raise AccountError(_("That is not your password."), "delete_password")
     playing = games_in_progress(user)
     if playing:
-        tables = ", ".join(playing)
+        codes = ", ".join(playing)
         raise AccountError(
             _(
                 "You are playing at table %(tables)s: finish or leave that game first, "
                 "then delete your account.",
-                tables=tables,
+                tables=codes,
             ),
             "delete_password",
             409,
@@ -213,11 +214,11 @@ def delete_user(user: User, password) -> None:
     )
     for seat in lobby_seats:
         # If the lobby changed meanwhile, the seat is still scrubbed below.
-        with contextlib.suppress(games.TableError):
-            games.remove_seat(seat.table.code, seat, seat.id)
+        with contextlib.suppress(tables.TableError):
+            tables.remove_seat(seat.table.code, seat, seat.id)
     seats = list(Seat.select(Seat.id, Seat.table).where(Seat.user == user))
     for code in sorted({s.table_id for s in seats}):
-        games.rename_players(code, {s.id for s in seats if s.table_id == code}, DELETED_NAME)
+        tables.rename_players(code, {s.id for s in seats if s.table_id == code}, DELETED_NAME)
     with db.atomic():
         Result.update(user=None, name=DELETED_NAME).where(Result.user == user).execute()
         Seat.update(user=None).where(Seat.user == user).execute()

@@ -1,19 +1,28 @@
-"""Who is connected to which table, and pushing rendered partials to them.
+"""The sockets of each table, and sending them their pushes.
 
-In-process: one server process holds every socket of its tables. Each connection gets
-its own rendering (a player's view differs from the others'), produced by the renderer
-the web layer registers, so this module knows nothing about templates."""
+A push is rendered once for all of a table's sockets (the renderer the web layer
+registers; this module knows nothing about templates), then each socket's HTML goes into
+that socket's own queue. A sender per socket (a greenlet under gevent) writes it out, so
+a slow or stalled reader never delays the player who moved nor anyone else: when its
+queue is full it is dropped (the page reconnects and gets the whole table).
+
+`publish` is the transport the change step calls; another process layout can fan a
+snapshot out to every process behind the same call."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import queue
 import threading
-import time
-from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .presence import presence
+
 log = logging.getLogger(__name__)
+
+QUEUE_SIZE = 32  # pushes waiting for one socket before it counts as stalled
 
 
 @dataclass(eq=False)
@@ -25,48 +34,92 @@ class Connection:
     base_url: str = "http://localhost/"  # for absolute links (the invite URL)
     name: str = ""  # a signed-in visitor's username, prefilled in the join form
     locale: str = "en"  # the language of the page that opened the socket: pushes use it
+    # True: a sender thread writes from a queue (sockets); False: send() is called by
+    # whoever publishes (tests that capture pushes).
+    queued: bool = False
+    close: Callable[[], None] | None = None  # ends the socket when it is dropped
     lock: threading.Lock = field(default_factory=threading.Lock)
-    sent_version: int = -1  # the table version this socket last received
+    sent_version: int = -1  # the newest table version handed to this socket
+    dead: bool = False
+    _queue: queue.Queue | None = None
+
+    def start(self) -> None:
+        if self.queued and self._queue is None:
+            self._queue = queue.Queue(QUEUE_SIZE)
+            threading.Thread(target=self._pump, name="skymo-send", daemon=True).start()
+
+    def offer(self, html: str, version: int) -> bool:
+        """Hand a push to this socket; False if the socket is gone or stalled. A
+        socket never receives an older version of its table after a newer one."""
+        with self.lock:
+            if self.dead:
+                return False
+            if version < self.sent_version:
+                return True
+            self.sent_version = version
+            if self._queue is None:
+                try:
+                    self.send(html)
+                except Exception:
+                    self.dead = True
+                return not self.dead
+            try:
+                self._queue.put_nowait(html)
+            except queue.Full:
+                self.dead = True
+        return not self.dead
+
+    def stop(self) -> None:
+        with self.lock:
+            self.dead = True
+        if self._queue is not None:
+            # A full queue: the sender notices `dead` after its current send.
+            with contextlib.suppress(queue.Full):
+                self._queue.put_nowait(None)
+
+    def _pump(self) -> None:
+        while True:
+            html = self._queue.get()
+            if html is None or self.dead:
+                return
+            try:
+                self.send(html)
+            except Exception:
+                self.dead = True
+                log.info("dropping a dead socket at table %s", self.code)
+                self.shut()
+                return
+
+    def shut(self) -> None:
+        """Close the socket (its handler then leaves the hub)."""
+        if self.close is not None:
+            try:
+                self.close()
+            except Exception:
+                log.debug("closing a dropped socket failed", exc_info=True)
 
 
-# renderer(code, conns, what, snapshot) -> (table version, [(connection, html)])
-Renderer = Callable[..., list[tuple[Connection, str]]]
+# renderer(code=, conns=, what=, snapshot=) -> (table version, [(connection, html)])
+Renderer = Callable[..., tuple[int, list[tuple[Connection, str]]]]
 
 
 class Hub:
-    # A request from a seat (a player without JavaScript has no socket) counts as
-    # presence for this long.
-    REQUEST_PRESENCE = 60.0
-
     def __init__(self):
         self._lock = threading.Lock()
-        self._tables: dict[str, set[Connection]] = defaultdict(set)
-        self.started_at = time.time()
-        # (code, seat id) -> until when the seat counts as present without a socket.
-        self._seen: dict[tuple[str, int], float] = {}
-        self._publish_locks: dict[str, threading.Lock] = {}
+        self._tables: dict[str, set[Connection]] = {}
         self._renderer: Renderer | None = None
-        self._listeners: list[Callable[[str, int, bool], None]] = []
 
     def set_renderer(self, renderer: Renderer) -> None:
-        """renderer(code=, conns=, what=, snapshot=) -> (version, [(connection, html)])."""
         self._renderer = renderer
 
-    def on_presence(self, listener: Callable[[str, int, bool], None]) -> None:
-        """listener(code, seat_id, present) runs when a seat's first socket opens or its
-        last one closes. Registering the same listener again does nothing (every app
-        the factory makes registers its own, and tests make many)."""
-        if listener not in self._listeners:
-            self._listeners.append(listener)
-
     def add(self, conn: Connection) -> None:
+        conn.start()
         with self._lock:
-            first = conn.seat_id is not None and conn.seat_id not in self._seats(conn.code)
-            self._tables[conn.code].add(conn)
-        if first:
-            self._notify(conn.code, conn.seat_id, True)
+            self._tables.setdefault(conn.code, set()).add(conn)
+        presence.opened(conn.code, conn.seat_id)
 
     def remove(self, conn: Connection) -> None:
+        conn.stop()
         with self._lock:
             conns = self._tables.get(conn.code)
             if conns is None or conn not in conns:
@@ -74,46 +127,7 @@ class Hub:
             conns.discard(conn)
             if not conns:
                 del self._tables[conn.code]
-            last = conn.seat_id is not None and conn.seat_id not in self._seats(conn.code)
-            if last:
-                key = (conn.code, conn.seat_id)
-                self._seen[key] = max(self._seen.get(key, 0.0), time.time())
-        if last:
-            self._notify(conn.code, conn.seat_id, False)
-
-    def _seats(self, code: str) -> set[int]:
-        return {c.seat_id for c in self._tables.get(code, ()) if c.seat_id is not None}
-
-    def present(self, code: str) -> set[int]:
-        """Seat ids with an open socket at this table, or a recent request."""
-        now = time.time()
-        with self._lock:
-            recent = {seat for (c, seat), until in self._seen.items() if c == code and until > now}
-            return self._seats(code) | recent
-
-    def touch(self, code: str, seat_id: int) -> None:
-        """A request from this seat: present for a while even without a socket."""
-        with self._lock:
-            key = (code, seat_id)
-            self._seen[key] = max(self._seen.get(key, 0.0), time.time() + self.REQUEST_PRESENCE)
-
-    def absent_from(self, code: str, seat_id: int) -> float | None:
-        """From when this seat is away: None while it has an open socket; else the end
-        of its request presence (which may still be ahead) or the server's start."""
-        with self._lock:
-            if seat_id in self._seats(code):
-                return None
-            return self._seen.get((code, seat_id), self.started_at)
-
-    def away_since(self, code: str, seat_id: int, now: float | None = None) -> float | None:
-        """When this seat stopped being present, or None while it is present. A seat
-        not seen since the server started is away since then."""
-        now = time.time() if now is None else now
-        with self._lock:
-            if seat_id in self._seats(code):
-                return None
-            since = self._seen.get((code, seat_id), self.started_at)
-        return None if since > now else since
+        presence.closed(conn.code, conn.seat_id)
 
     def connections(self, code: str) -> list[Connection]:
         with self._lock:
@@ -123,56 +137,34 @@ class Hub:
         with self._lock:
             return sum(len(c) for c in self._tables.values())
 
+    def tables(self) -> int:
+        with self._lock:
+            return len(self._tables)
+
     def publish(self, code: str, what: str = "table", snapshot=None) -> None:
-        """Render and send `what` to every connection at the table. `snapshot` is the
+        """Render `what` and hand it to every socket at the table. `snapshot` is the
         state just committed, if the caller has it (saves loading it again)."""
-        self._push(code, None, what, snapshot)
+        conns = self.connections(code)
+        if conns:
+            self._push(code, conns, what, snapshot)
 
     def send_to(self, conn: Connection, what: str) -> None:
         """Render and send `what` to one connection (a socket that just opened)."""
-        self._push(conn.code, conn, what)
+        self._push(conn.code, [conn], what, None)
 
-    def _push(self, code: str, only: Connection | None, what: str, snapshot=None) -> None:
+    def _push(self, code: str, conns: list[Connection], what: str, snapshot) -> None:
         if self._renderer is None:
             return
-        # One push at a time per table; a socket never gets an older version of the
-        # table after a newer one (a push from a snapshot may come late).
-        with self._publish_lock(code):
-            conns = [only] if only is not None else self.connections(code)
-            try:
-                version, rendered = self._renderer(
-                    code=code, conns=conns, what=what, snapshot=snapshot
-                )
-            except Exception:  # a broken render must not break the move that caused it
-                log.exception("rendering %s for table %s failed", what, code)
-                return
-            dead = []
-            for conn, html in rendered:
-                if not html or version < conn.sent_version:
-                    continue
-                try:
-                    with conn.lock:  # one writer at a time per socket
-                        conn.send(html)
-                        conn.sent_version = version
-                except Exception:
-                    dead.append(conn)
-        for conn in dead:
-            log.info("dropping a dead socket at table %s", code)
-            self.remove(conn)
-
-    def _publish_lock(self, code: str) -> threading.Lock:
-        with self._lock:
-            lock = self._publish_locks.get(code)
-            if lock is None:
-                lock = self._publish_locks[code] = threading.Lock()
-            return lock
-
-    def _notify(self, code: str, seat_id: int, present: bool) -> None:
-        for listener in self._listeners:
-            try:
-                listener(code, seat_id, present)
-            except Exception:
-                log.exception("presence listener failed")
+        try:
+            version, rendered = self._renderer(code=code, conns=conns, what=what, snapshot=snapshot)
+        except Exception:  # a broken render must not break the move that caused it
+            log.exception("rendering %s for table %s failed", what, code)
+            return
+        for conn, html in rendered:
+            if html and not conn.offer(html, version):
+                log.info("dropping a stalled or dead socket at table %s", code)
+                conn.shut()
+                self.remove(conn)
 
 
 hub = Hub()

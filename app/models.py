@@ -8,11 +8,11 @@ query here runs on both databases: no SQL of one dialect only."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 import logging
 import sqlite3
 import time
 
+import orjson
 import peewee as pw
 from flask import render_template
 from playhouse.db_url import connect, parse
@@ -30,11 +30,15 @@ def utcnow() -> dt.datetime:
 
 
 class JSONField(pw.TextField):
+    """JSON in a text column (orjson: a table's state is encoded on every move)."""
+
     def db_value(self, value):
-        return None if value is None else json.dumps(value, separators=(",", ":"))
+        if value is None:
+            return None
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
     def python_value(self, value):
-        return None if value is None else json.loads(value)
+        return None if value is None else orjson.loads(value)
 
 
 class BaseModel(pw.Model):
@@ -61,6 +65,11 @@ class Table(BaseModel):
     votes = JSONField(default=dict)
     created_at = pw.DateTimeField(default=utcnow)
     updated_at = pw.DateTimeField(default=utcnow, index=True)
+
+    class Meta:
+        # A move writes its state, version and time, not every column again (fields are
+        # always assigned, never changed in place, so Peewee sees what changed).
+        only_save_dirty = True
 
 
 class User(BaseModel):
@@ -105,6 +114,19 @@ class GameRecord(BaseModel):
 
     class Meta:
         indexes = ((("table", "number"), True),)
+
+
+class PastRound(BaseModel):
+    """A finished round of a table's current game, written once when the next round
+    begins: the table row then keeps only the round in play (app.tables.store)."""
+
+    table = pw.ForeignKeyField(Table, backref="past_rounds", on_delete="CASCADE")
+    game_number = pw.IntegerField()
+    number = pw.IntegerField()  # the round's number in its game
+    data = JSONField()  # Round.to_dict()
+
+    class Meta:
+        indexes = ((("table", "game_number", "number"), True),)
 
 
 class Result(BaseModel):
@@ -179,7 +201,7 @@ class Due(BaseModel):
     version = pw.IntegerField(default=0)  # the table version `at` was worked out from
 
 
-MODELS = [Table, User, Seat, GameRecord, Result, ScoreSheet, SheetRound, Due]
+MODELS = [Table, User, Seat, GameRecord, PastRound, Result, ScoreSheet, SheetRound, Due]
 SCHEMA_LOCK = 727_274  # the advisory lock id processes take while creating the schema
 
 
@@ -236,9 +258,12 @@ def open_database(url: str, pool_size: int = 32):
         # instead of closing the file (which costs more than the request itself).
         database = PooledSqliteDatabase(
             database.database,
-            max_connections=256,
+            # Requests give their connection back while they queue for a table
+            # (app.tables.store), so this bounds what runs at once, not who waits;
+            # a small page cache each: every connection reads the same few pages.
+            max_connections=512,
             stale_timeout=600,
-            timeout=10,
+            timeout=30,
             # synchronous=NORMAL with WAL: a commit survives a killed process (the OS
             # has it), only an OS crash or power cut may lose the last commits; it
             # saves an fsync per move.
@@ -247,6 +272,7 @@ def open_database(url: str, pool_size: int = 32):
                 "synchronous": "normal",
                 "busy_timeout": 5000,
                 "foreign_keys": 1,
+                "cache_size": -512,  # KiB
             },
             check_same_thread=False,
             lock_type="IMMEDIATE",

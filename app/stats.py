@@ -1,6 +1,6 @@
 """Results, personal stats, history and the leaderboard.
 
-`record_results` runs inside the transaction that ends a game (app.games._save_game),
+`record_results` runs inside the transaction that ends a game (app.tables.step.settle),
 so a finished game has its results exactly when it has its record. Everything else
 here only reads: the numbers of a player are sums over their Result rows."""
 

@@ -1,4 +1,4 @@
-"""Blueprints: thin layers that parse, call the service (app.games) and render."""
+"""Blueprints: thin layers that parse, call the service (app.tables) and render."""
 
 from flask_sock import Sock
 

@@ -10,7 +10,7 @@ from flask_babel import get_locale
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from .. import games
+from .. import tables
 from .auth import signed_in
 from .security import csrf_token
 
@@ -29,7 +29,7 @@ def remember_seat(code: str, token: str) -> None:
 def home():
     return render_template(
         "pages/home.html",
-        tables=games.public_tables(),
+        tables=tables.public_tables(),
         name=signed_in_name() or session.get("name", ""),
         csrf=csrf_token(),
     )
@@ -42,7 +42,7 @@ def signed_in_name() -> str:
 
 @bp.get("/public")
 def public_list():
-    return render_template("partials/_public_tables.html", tables=games.public_tables())
+    return render_template("partials/_public_tables.html", tables=tables.public_tables())
 
 
 @bp.post("/tables")
@@ -51,12 +51,12 @@ def create():
     public = request.form.get("public") == "on"
     try:
         user = signed_in()
-        table, seat = games.create_table(name, public=public, user_id=user.id if user else None)
-    except games.TableError as exc:
+        table, seat = tables.create_table(name, public=public, user_id=user.id if user else None)
+    except tables.TableError as exc:
         return (
             render_template(
                 "pages/home.html",
-                tables=games.public_tables(),
+                tables=tables.public_tables(),
                 name=name,
                 error=exc.message,
                 csrf=csrf_token(),
@@ -74,12 +74,12 @@ def join_by_code():
     if not code:
         return redirect(url_for("lobby.home"), 303)
     try:
-        games.get_table(code)
-    except games.TableError as exc:
+        tables.get_table(code)
+    except tables.TableError as exc:
         return (
             render_template(
                 "pages/home.html",
-                tables=games.public_tables(),
+                tables=tables.public_tables(),
                 name=session.get("name", ""),
                 code_error=exc.message,
                 csrf=csrf_token(),

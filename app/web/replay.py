@@ -10,8 +10,8 @@ from __future__ import annotations
 from flask import Blueprint, abort, render_template, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from .. import games, replays
-from .render import card_tone
+from .. import replays, tables
+from .presenter import card_tone
 from .security import csrf_token
 
 bp = Blueprint("replay", __name__)
@@ -35,7 +35,7 @@ def render(ctx: dict, status: int = 200):
 @bp.get("/t/<code>/games/<int(max=1000000):number>/replay")
 def game(code: str, number: int):
     code = code.upper()
-    stored = games.game_record(code, number)
+    stored = tables.game_record(code, number)
     if stored is None:
         abort(404)
     try:

@@ -6,7 +6,7 @@ from flask import Blueprint, abort, render_template, request
 from flask_babel import format_date
 from flask_babel import gettext as _
 
-from .. import games, stats
+from .. import stats, tables
 from ..engine import replay
 from ..engine.record import RecordError
 from ..models import Table, User
@@ -116,7 +116,7 @@ def leaderboard():
 @bp.get("/t/<code>/games/<int(max=1000000):number>")  # max: SQLite's ints
 def game(code: str, number: int):
     code = code.upper()
-    record = games.game_record(code, number)
+    record = tables.game_record(code, number)
     if record is None:
         abort(404)
     rows = [

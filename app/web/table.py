@@ -9,16 +9,17 @@ from __future__ import annotations
 import json
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, session, url_for
+from flask_babel import get_locale
 from flask_babel import gettext as _
 from htmx_flask import make_response as htmx_response
 
-from .. import accounts, games
+from .. import accounts, tables
 from ..engine import DiscardDrawn, Draw, KeepDrawn, Reveal, TakeDiscard
 from ..engine.rules import BOUNDS
-from ..hub import hub
+from ..presence import presence
 from .auth import signed_in
 from .lobby import remember_seat
-from .render import table_context
+from .render import pushed_answer, table_context
 from .security import csrf_token
 
 bp = Blueprint("table", __name__, url_prefix="/t")
@@ -31,29 +32,44 @@ def limits() -> dict:
     return {
         "rule_bounds": {
             **BOUNDS,
-            "grace_seconds": games.GRACE_RANGE,
-            "rejoin_seconds": games.REJOIN_RANGE,
+            "grace_seconds": tables.GRACE_RANGE,
+            "rejoin_seconds": tables.REJOIN_RANGE,
         },
-        "next_round_seconds": f"{games.settings.next_round_seconds:g}",
+        "next_round_seconds": f"{tables.settings.next_round_seconds:g}",
     }
 
 
 def current_seat(table):
-    """By the seat token of this browser, or by the signed-in account (any device)."""
-    token = session.get("seats", {}).get(table.code)
-    seat = accounts.find_seat(table, token, signed_in())
-    if seat is not None:
-        hub.touch(table.code, seat.id)  # a request counts as presence (no-JS players)
-    return seat
+    """By the seat token of this browser, or by the signed-in account (any device):
+    resolved once per request. `table` is the row or just its code."""
+    code = table if isinstance(table, str) else table.code
+    # Kept on the request (not on `g`: an app context can outlive one request).
+    cache = request.environ.setdefault("skymo.seats", {})
+    if code not in cache:
+        token = session.get("seats", {}).get(code)
+        seat = accounts.find_seat(code, token, signed_in())
+        if seat is not None:
+            presence.touch(code, seat.id)  # a request counts as presence (no-JS players)
+        cache[code] = seat
+    return cache[code]
 
 
-def render_table(code: str, *, status: int = 200, page: bool = False, **extra):
-    try:
-        table = games.get_table(code)
-    except games.TableError as exc:
-        return render_error(exc.message, exc.status)
-    seat = current_seat(table)
-    ctx = table_context(table, seat, **extra)
+def render_table(code: str, *, status: int = 200, page: bool = False, snap=None, **extra):
+    """The table as this visitor sees it: from `snap` (the snapshot a change just
+    committed) when given, else as stored now."""
+    if snap is None:
+        try:
+            snap = tables.store.snapshot_of(tables.get_table(code))
+        except tables.TableError as exc:
+            return render_error(exc.message, exc.status)
+    elif snap.table.status == snap.table.CLOSED:
+        return render_error(_("There is no table with that code."), 404)
+    seat = current_seat(snap.table)
+    if not page and not extra and request.htmx:
+        html = pushed_answer(snap, seat, csrf_token(), str(get_locale()))
+        if html is not None:
+            return html, status
+    ctx = table_context(snap, seat, **extra)
     ctx["csrf"] = csrf_token()
     user = signed_in()
     ctx["join_name"] = user.username if user else ""  # prefilled in the join form
@@ -66,30 +82,28 @@ def render_error(message: str, status: int):
     return render_template("pages/error.html", message=message, status=status), status
 
 
-def done(code: str, **extra):
-    """After a successful action: the fresh partial for htmx, a redirect otherwise."""
+def done(code: str, snap=None, **extra):
+    """After a successful action: the fresh partial for htmx (from the snapshot the
+    action committed), a redirect otherwise."""
     if request.htmx:
-        return render_table(code, **extra)
+        return render_table(code, snap=snap, **extra)
     return redirect(url_for("table.show", code=code), 303)
 
 
 def act(code: str, fn, *args, **kwargs):
-    """Run a service call and answer it; bad input changes nothing and says why."""
+    """Run a service call and answer it; bad input changes nothing and says why. (A
+    table that does not exist is the change step's TableError: 404.)"""
+    seat = current_seat(code)
     try:
-        table = games.get_table(code)
-    except games.TableError as exc:
-        return render_error(exc.message, exc.status)
-    seat = current_seat(table)
-    try:
-        fn(code, seat, *args, **kwargs)
-    except games.Stale:
+        snap = fn(code, seat, *args, **kwargs)
+    except tables.Stale:
         notice = _("The table changed before your action arrived: here it is now.")
         return render_table(code, error=notice, status=409 if not request.htmx else 200)
-    except games.TableError as exc:
+    except tables.TableError as exc:
         return render_table(
             code, error=exc.message, field=exc.field, status=exc.status, form=request.form
         )
-    return done(code)
+    return done(code, snap)
 
 
 @bp.get("/<code>")
@@ -102,15 +116,15 @@ def show(code: str):
 def join(code: str):
     code = code.upper()
     try:
-        table = games.get_table(code)
-    except games.TableError as exc:
+        table = tables.get_table(code)
+    except tables.TableError as exc:
         return render_error(exc.message, exc.status)
     if current_seat(table) is not None:
         return done(code)
     try:
         user = signed_in()
-        seat = games.join(code, request.form.get("name", ""), user.id if user else None)
-    except games.TableError as exc:
+        seat = tables.join(code, request.form.get("name", ""), user.id if user else None)
+    except tables.TableError as exc:
         return render_table(
             # Only name errors sit next to the name field (a full or started table
             # shows no join form: its message goes at the top).
@@ -131,22 +145,33 @@ def join(code: str):
 
 @bp.post("/<code>/rules")
 def rules(code: str):
-    return act(code.upper(), games.update_rules, request.form)
+    return act(code.upper(), tables.update_rules, request.form)
 
 
 @bp.post("/<code>/bots")
 def add_bot(code: str):
-    return act(code.upper(), games.add_bot, request.form.get("bot", ""))
+    return act(code.upper(), tables.add_bot, request.form.get("bot", ""))
 
 
 @bp.post("/<code>/seats/<seat_id>/remove")
 def remove_seat(code: str, seat_id: str):
-    return act(code.upper(), games.remove_seat, seat_id)
+    return act(code.upper(), tables.remove_seat, seat_id)
 
 
 @bp.post("/<code>/start")
 def start(code: str):
-    return act(code.upper(), games.start, request.form.get("version"))
+    return act(code.upper(), start_with_rules, request.form)
+
+
+def start_with_rules(code: str, seat, form):
+    """The Start button sends the rules form as it stands: those rules are saved first
+    (a bad value stops the start, its message next to its field), then the game starts."""
+    version = form.get("version")
+    if "end_score" in form:
+        if str(tables.get_table(code).version) != str(version):
+            raise tables.Stale()
+        version = tables.update_rules(code, seat, form).version
+    return tables.start(code, seat, version)
 
 
 def parse_action(form):
@@ -169,8 +194,8 @@ def parse_action(form):
     except (TypeError, ValueError):
         if kind == "discard_drawn" and not any(form.get(k) for k in ("row", "col", "pos")):
             return DiscardDrawn(None)
-        raise games.TableError(_("That is not a position on your grid.")) from None
-    raise games.TableError(_("That is not a move of this game."))
+        raise tables.TableError(_("That is not a position on your grid.")) from None
+    raise tables.TableError(_("That is not a move of this game."))
 
 
 @bp.post("/<code>/move")
@@ -178,35 +203,35 @@ def move(code: str):
     code = code.upper()
 
     def play(code, seat, form):
-        games.play(code, seat, parse_action(form), form.get("version"))
+        return tables.play(code, seat, parse_action(form), form.get("version"))
 
     return act(code, play, request.form)
 
 
 @bp.post("/<code>/next-round")
 def next_round(code: str):
-    return act(code.upper(), games.vote_next_round, request.form.get("version"))
+    return act(code.upper(), tables.vote_next_round, request.form.get("version"))
 
 
 @bp.post("/<code>/leave")
 def leave(code: str):
-    return act(code.upper(), games.forfeit)
+    return act(code.upper(), tables.forfeit)
 
 
 @bp.post("/<code>/rematch")
 def rematch(code: str):
-    return act(code.upper(), games.opt_rematch, request.form.get("version"))
+    return act(code.upper(), tables.opt_rematch, request.form.get("version"))
 
 
 @bp.post("/<code>/rematch/start")
 def rematch_start(code: str):
-    return act(code.upper(), games.start_rematch, request.form.get("version"))
+    return act(code.upper(), tables.start_rematch, request.form.get("version"))
 
 
 @bp.get("/<code>/games/<int(max=1000000):number>/record.json")  # max: SQLite's ints
 def record(code: str, number: int):
     code = code.upper()
-    row = games.game_record(code, number)
+    row = tables.game_record(code, number)
     if row is None:
         abort(404)
     body = json.dumps(row.record, indent=1)

@@ -11,8 +11,9 @@ from flask import current_app, request, session
 from flask_babel import get_locale
 from wsproto.utilities import RemoteProtocolError
 
-from .. import accounts, games
+from .. import accounts, tables
 from ..hub import Connection, hub
+from ..presence import presence
 from . import sock
 from .auth import signed_in
 from .render import render_push
@@ -35,7 +36,7 @@ def _show_presence(code: str, seat_id: int, present: bool) -> None:
 
 def init_app(app) -> None:
     hub.set_renderer(render_push)
-    hub.on_presence(_show_presence)  # one function: registered once however many apps
+    presence.on_change(_show_presence)  # one function: registered once however many apps
 
     @app.errorhandler(RemoteProtocolError)
     def _bad_handshake(exc):
@@ -49,8 +50,8 @@ def init_app(app) -> None:
             ws.close(reason=1008, message="Cross-origin socket refused")
             return
         try:
-            table = games.get_table(code)
-        except games.TableError:
+            table = tables.get_table(code)
+        except tables.TableError:
             ws.close(reason=1008, message="No such table")
             return
         user = signed_in()
@@ -63,14 +64,16 @@ def init_app(app) -> None:
             base_url=request.host_url,
             name=user.username if user else "",
             locale=str(get_locale()),
+            queued=True,  # sent by its own sender: a slow reader delays nobody
+            close=ws.close,
         )
         from ..models import db
 
         db.close()  # don't hold a database connection for the socket's lifetime
-        # A client that stops reading (a suspended phone) must not block the pushes to
-        # the others: a send that cannot finish within SEND_TIMEOUT fails, and the hub
-        # drops that socket (the page reconnects and gets the whole table). Reads are
-        # unaffected: with ping_interval set, simple-websocket selects before reading.
+        # A client that stops reading (a suspended phone) only fills its own queue; a
+        # send that cannot finish within SEND_TIMEOUT fails and drops that socket (the
+        # page reconnects and gets the whole table). Reads are unaffected: with
+        # ping_interval set, simple-websocket selects before reading.
         if current_app.config["SOCK_SERVER_OPTIONS"].get("ping_interval"):
             ws.sock.settimeout(SEND_TIMEOUT)
         hub.add(conn)

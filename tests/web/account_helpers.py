@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 from argon2 import PasswordHasher
 
-from app import accounts, games
+from app import accounts, tables
 from app.engine import (
     DECK,
     ROUND_OVER,
@@ -23,7 +23,7 @@ from app.engine import (
     view,
 )
 from app.engine.bots import choose
-from app.models import Seat, Table, User, db
+from app.models import Seat, Table, User
 
 PASSWORD = "correct horse"
 
@@ -72,22 +72,22 @@ def make_user(username, password=PASSWORD) -> User:
 def table_with(*people) -> tuple[str, list[Seat]]:
     """A lobby with these people: (name, User or None) pairs, the first hosts."""
     (host, host_user), *others = people
-    table, seat = games.create_table(host, user_id=host_user.id if host_user else None)
+    table, seat = tables.create_table(host, user_id=host_user.id if host_user else None)
     seats = [seat]
     for name, u in others:
-        seats.append(games.join(table.code, name, u.id if u else None))
+        seats.append(tables.join(table.code, name, u.id if u else None))
     return table.code, seats
 
 
 def finish(code: str, game: Game) -> None:
     """Save a finished engine game as the table's next game, through the same path as a
-    move that ends a game (app.games._save_game: record and results, one transaction)."""
+    move that ends a game (app.tables.save_game: record and results, one transaction)."""
     assert game.is_over
-    with games.locked(code), db.atomic():
+    with tables.store.locked(code):
         table = Table.get_by_id(code)
         table.game_number += 1
         table.status = Table.PLAYING
-        games._save_game(table, game)
+        tables.save_game(table, game)
 
 
 def deck(grids, discard, draw=()) -> list[int]:

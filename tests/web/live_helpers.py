@@ -98,32 +98,63 @@ class HttpBrowser:
 # ----- the database, read directly -------------------------------------------------------
 def _rows(db, sql: str, params: tuple = ()) -> list[tuple]:
     """Rows of a query on the server's database: a SQLite file (Path) or a PostgreSQL URL."""
+    return _reads(db, [(sql, params)])[0]
+
+
+def _reads(db, queries: list[tuple[str, tuple]]) -> list[list[tuple]]:
+    """Several queries in one read transaction (they see the same committed state)."""
     if isinstance(db, str) and db.startswith("postgresql://"):
         import psycopg
 
-        with psycopg.connect(db) as con:
-            return con.execute(sql.replace("?", "%s"), params).fetchall()
+        with psycopg.connect(db) as con, con.transaction():
+            con.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            return [con.execute(q.replace("?", "%s"), p).fetchall() for q, p in queries]
     con = sqlite3.connect(str(db), timeout=10)
     try:
-        return con.execute(sql, params).fetchall()
+        with con:
+            con.execute("BEGIN")
+            return [con.execute(q, p).fetchall() for q, p in queries]
     finally:
         con.close()
 
 
 def read_tables(db: Path | str) -> dict[str, dict]:
-    """Every table as stored: code -> status, version, rules, state, votes, host."""
-    rows = _rows(db, 'SELECT code, status, version, rules, state, votes, host_seat FROM "table"')
+    """Every table as stored: code -> status, version, rules, state (the whole game: its
+    finished rounds are stored apart, see app.tables.store), votes, host."""
+    rows, past = _reads(
+        db,
+        [
+            (
+                "SELECT code, status, version, rules, state, votes, host_seat, game_number"
+                ' FROM "table"',
+                (),
+            ),
+            ("SELECT table_id, game_number, data FROM pastround ORDER BY number", ()),
+        ],
+    )
     return {
         code: {
             "status": status,
             "version": version,
             "rules": json.loads(rules),
-            "state": json.loads(state) if state else None,
+            "state": whole_state(
+                state, [json.loads(d) for c, n, d in past if (c, n) == (code, number)]
+            ),
             "votes": json.loads(votes) if votes else None,
             "host": host,
         }
-        for code, status, version, rules, state, votes, host in rows
+        for code, status, version, rules, state, votes, host, number in rows
     }
+
+
+def whole_state(state: str | None, past_rounds: list[dict]) -> dict | None:
+    """A table's stored state with its finished rounds put back in front."""
+    if not state:
+        return None
+    data = json.loads(state)
+    if data.get("past_rounds"):
+        data["rounds"] = past_rounds[: data["past_rounds"]] + data["rounds"]
+    return data
 
 
 def read_table(db: Path | str, code: str) -> dict:

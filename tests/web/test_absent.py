@@ -7,10 +7,11 @@ import time
 
 import pytest
 
-from app import games
+from app import tables
 from app.engine import GAME_OVER, Game
 from app.hub import Connection, hub
 from app.models import Seat, Table
+from app.presence import presence
 
 
 def state(code):
@@ -29,7 +30,7 @@ def two_player_game(browser):
     # Ann keeps a socket open; Bob is away from now on.
     conn = Connection(code=code, seat_id=seats["Ann"].id, csrf="", send=lambda html: None)
     hub.add(conn)
-    hub._seen[(code, seats["Bob"].id)] = time.time()
+    presence.seen(code, seats["Bob"].id, time.time())
     yield code, ann, bob, seats
     hub.remove(conn)
 
@@ -39,9 +40,9 @@ def test_an_away_players_first_flips_are_chosen_after_the_grace_period(two_playe
     table, game = state(code)
     bob_id = seats["Bob"].player_id
     assert game.round.setup_left[bob_id] == 2
-    since = hub.away_since(code, seats["Bob"].id)
-    assert not games.run_automatic(code, now=since + 14)
-    assert games.run_automatic(code, now=since + 16)
+    since = presence.away_since(code, seats["Bob"].id)
+    assert not tables.run_automatic(code, now=since + 14)
+    assert tables.run_automatic(code, now=since + 16)
     table, game = state(code)
     assert game.round.setup_left[bob_id] == 0
     assert game.round.setup_left[seats["Ann"].player_id] == 2  # Ann is here: she chooses
@@ -52,8 +53,8 @@ def test_an_away_players_turn_is_played_for_them_then_they_forfeit(two_player_ga
     bob_id, ann_id = seats["Bob"].player_id, seats["Ann"].player_id
     for pos in ((0, 0), (0, 1)):
         assert ann.move("reveal", pos).status_code == 303
-    since = hub.away_since(code, seats["Bob"].id)
-    games.run_automatic(code, now=since + 16)  # Bob's flips
+    since = presence.away_since(code, seats["Bob"].id)
+    tables.run_automatic(code, now=since + 16)  # Bob's flips
     table, game = state(code)
     if game.round.turn == ann_id:
         ann.move("draw")
@@ -64,12 +65,12 @@ def test_an_away_players_turn_is_played_for_them_then_they_forfeit(two_player_ga
     assert game.round.turn == bob_id
     moves_before = len(game.round.moves)
     later = table.updated_at.timestamp() + 16
-    assert games.run_automatic(code, now=max(later, since + 16))
+    assert tables.run_automatic(code, now=max(later, since + 16))
     table, game = state(code)
     assert game.round.turn == ann_id, "Bob's whole turn was played for him"
     assert len(game.round.moves) == moves_before + 1
     # Past the rejoin window Bob forfeits; a game left with one player ends.
-    assert games.run_automatic(code, now=since + 61)
+    assert tables.run_automatic(code, now=since + 61)
     table, game = state(code)
     assert game.forfeited == [bob_id]
     assert game.phase == GAME_OVER and table.status == Table.FINISHED
@@ -78,11 +79,11 @@ def test_an_away_players_turn_is_played_for_them_then_they_forfeit(two_player_ga
 
 def test_a_player_who_comes_back_in_time_keeps_their_seat(two_player_game):
     code, ann, bob, seats = two_player_game
-    since = hub.away_since(code, seats["Bob"].id)
+    since = presence.away_since(code, seats["Bob"].id)
     page = bob.page()  # Bob is back: a request counts as presence
     assert "Turn over 2 cards" in page
-    assert hub.away_since(code, seats["Bob"].id) is None
-    games.run_automatic(code, now=since + 30)
+    assert presence.away_since(code, seats["Bob"].id) is None
+    tables.run_automatic(code, now=since + 30)
     table, game = state(code)
     assert game.round.setup_left[seats["Bob"].player_id] == 2, "nothing was played for Bob"
     assert not game.forfeited
@@ -111,9 +112,9 @@ def test_the_next_present_person_becomes_host_when_the_host_leaves(browser):
     conn = Connection(code=code, seat_id=seats["Bob"].id, csrf="", send=lambda html: None)
     hub.add(conn)
     try:
-        hub._seen[(code, seats["Ann"].id)] = time.time()  # Ann's page closed just now
-        assert not games.run_automatic(code, now=time.time() + 5)
-        assert games.run_automatic(code, now=time.time() + 11)
+        presence.seen(code, seats["Ann"].id, time.time())  # Ann's page closed just now
+        assert not tables.run_automatic(code, now=time.time() + 5)
+        assert tables.run_automatic(code, now=time.time() + 11)
         assert Table.get(Table.code == code).host_seat == seats["Bob"].id
         assert "Save rules" in bob.page()
     finally:
@@ -124,9 +125,9 @@ def test_a_lobby_with_nobody_present_closes_after_30_minutes(browser):
     ann = browser()
     code = ann.create("Ann")
     seat = Seat.get(Seat.table == code)
-    hub._seen[(code, seat.id)] = time.time()
-    assert not games.run_automatic(code, now=time.time() + 29 * 60)
-    assert games.run_automatic(code, now=time.time() + 31 * 60)
+    presence.seen(code, seat.id, time.time())
+    assert not tables.run_automatic(code, now=time.time() + 29 * 60)
+    assert tables.run_automatic(code, now=time.time() + 31 * 60)
     assert Table.get(Table.code == code).status == Table.CLOSED
     assert ann.get(f"/t/{code}").status_code == 404
 
@@ -141,13 +142,13 @@ def test_a_player_seen_only_by_requests_is_played_for_once_that_presence_lapses(
     ann.post(f"/t/{code}/rules", {"grace_seconds": "15"})
     ann.post(f"/t/{code}/start", {"version": ann.version()})
     seats = {s.name: s for s in Seat.select().where(Seat.table == code)}
-    lapse = time.time() + hub.REQUEST_PRESENCE
-    hub._seen[(code, seats["Ann"].id)] = lapse
-    hub._seen[(code, seats["Bob"].id)] = lapse
+    lapse = time.time() + presence.REQUEST_PRESENCE
+    presence.seen(code, seats["Ann"].id, lapse)
+    presence.seen(code, seats["Bob"].id, lapse)
     table, game = state(code)
-    when, kind, _ = games.next_automatic(table, game)
+    when, kind, _ = tables.next_automatic(tables.store.current(code))
     assert kind == "proxy_setup" and abs(when - (lapse + 15)) < 2
-    assert not games.run_automatic(code, now=lapse - 1)  # still present: nothing
-    assert games.run_automatic(code, now=lapse + 16)
+    assert not tables.run_automatic(code, now=lapse - 1)  # still present: nothing
+    assert tables.run_automatic(code, now=lapse + 16)
     table, game = state(code)
     assert sum(game.round.setup_left.values()) < 4

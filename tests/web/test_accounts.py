@@ -24,7 +24,7 @@ from account_helpers import (  # noqa: F401 (cheap_hashing: an autouse fixture)
 )
 from argon2 import PasswordHasher
 
-from app import accounts, create_app, games
+from app import accounts, create_app, tables
 from app.models import GameRecord, Result, Seat, Table, User, db
 from app.web import ratelimit
 
@@ -515,6 +515,6 @@ def test_an_existing_database_gets_the_new_column(tmp_path):
 
 
 def test_games_service_keeps_guest_joins_unowned(app):
-    table, seat = games.create_table("Ann")
+    table, seat = tables.create_table("Ann")
     assert seat.user_id is None
-    assert games.join(table.code, "Bob").user_id is None
+    assert tables.join(table.code, "Bob").user_id is None

@@ -31,16 +31,16 @@ from web_helpers import (
     whose_turn,
 )
 
-from app import games
+from app import tables
 from app.engine import DOWN, view
 from app.hub import Connection, hub
 from app.models import Table
-from app.web import render
+from app.web import presenter
 
 
 def state_now(code: str):
     table = Table.get(Table.code == code)
-    game = games.load_game(table)
+    game = tables.load_game(table)
     return game, table.version
 
 
@@ -54,7 +54,7 @@ def fixed_seed(monkeypatch):
             token_urlsafe=secrets.token_urlsafe,
             choice=secrets.choice,
         )
-        monkeypatch.setattr(games, "secrets", fake)
+        monkeypatch.setattr(tables.playing, "secrets", fake)
 
     return use
 
@@ -226,7 +226,7 @@ def test_scanner_flags_a_face_down_value(drawn_game, monkeypatch):
                     return v
         return v
 
-    monkeypatch.setattr(render, "view", leaky_view)
+    monkeypatch.setattr(presenter, "view", leaky_view)
     game, version = state_now(drawer.code)
     html = other.page()
     found = scan(html, game, _pid(other), version)
@@ -241,7 +241,7 @@ def test_scanner_flags_a_drawn_card_shown_to_the_others(drawn_game, monkeypatch)
         v["round"]["drawn"] = game.round.drawn
         return v
 
-    monkeypatch.setattr(render, "view", leaky_view)
+    monkeypatch.setattr(presenter, "view", leaky_view)
     game, version = state_now(drawer.code)
     found = scan(other.page(), game, _pid(other), version)
     assert any("is shown a drawn card" in p for p in found), found

@@ -20,7 +20,7 @@ from account_helpers import (  # noqa: F401 (cheap_hashing: an autouse fixture)
     table_with,
 )
 
-from app import games, stats
+from app import stats, tables
 from app.engine import (
     ROUND_OVER,
     DiscardDrawn,
@@ -72,7 +72,7 @@ def test_results_are_recorded_once_with_the_record(ann_and_bob):
     # Saving the finished game again (or recording again) adds nothing.
     with db.atomic():
         table = Table.get_by_id(code)
-        games._save_game(table, game)
+        tables.save_game(table, game)
         stats.record_results(table, game)
     assert Result.select().where(Result.table == code).count() == 2
 
@@ -88,7 +88,7 @@ def test_results_are_written_in_the_transaction_that_ends_the_game(ann_and_bob):
     with pytest.raises(Abort), db.atomic():
         table = Table.get_by_id(code)
         table.game_number = 1
-        games._save_game(table, game)
+        tables.save_game(table, game)
         assert Result.select().count() == 2
         raise Abort
     assert Result.select().count() == 0 and GameRecord.select().count() == 0

@@ -1,0 +1,133 @@
+"""Who is at which table: an open socket, or a request in the last minute (a player
+without JavaScript has no socket). The scheduler's timers for absent players and the
+"away" tags read it.
+
+In-process and indexed by table: a lookup never scans other tables, and a table's
+entries go when it closes or once they are old (`sweep`). Another process layout can
+put a shared store behind the same methods."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+log = logging.getLogger(__name__)
+
+
+class Presence:
+    # A request from a seat counts as presence for this long.
+    REQUEST_PRESENCE = 60.0
+    # Old "last seen" times are forgotten after this long: every timer that reads them
+    # (at most the 30-minute rejoin window) has fired by then.
+    FORGET_AFTER = 2 * 60 * 60.0
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._sockets: dict[str, dict[int, int]] = {}  # code -> seat id -> open sockets
+        self._seen: dict[str, dict[int, float]] = {}  # code -> seat id -> present until
+        self._listeners: list[Callable[[str, int, bool], None]] = []
+        self.started_at = time.time()
+
+    def on_change(self, listener: Callable[[str, int, bool], None]) -> None:
+        """listener(code, seat_id, present) runs when a seat's first socket opens or
+        its last one closes. Registering the same listener again does nothing."""
+        if listener not in self._listeners:
+            self._listeners.append(listener)
+
+    # ----- sockets and requests ----------------------------------------------------
+    def opened(self, code: str, seat_id: int | None) -> None:
+        if seat_id is None:
+            return
+        with self._lock:
+            seats = self._sockets.setdefault(code, {})
+            seats[seat_id] = seats.get(seat_id, 0) + 1
+            first = seats[seat_id] == 1
+        if first:
+            self._notify(code, seat_id, True)
+
+    def closed(self, code: str, seat_id: int | None) -> None:
+        if seat_id is None:
+            return
+        with self._lock:
+            seats = self._sockets.get(code, {})
+            left = seats.get(seat_id, 0) - 1
+            if left > 0:
+                seats[seat_id] = left
+                return
+            seats.pop(seat_id, None)
+            if not seats:
+                self._sockets.pop(code, None)
+            seen = self._seen.setdefault(code, {})
+            seen[seat_id] = max(seen.get(seat_id, 0.0), time.time())
+        self._notify(code, seat_id, False)
+
+    def touch(self, code: str, seat_id: int) -> None:
+        """A request from this seat: present for a while even without a socket."""
+        until = time.time() + self.REQUEST_PRESENCE
+        with self._lock:
+            seen = self._seen.setdefault(code, {})
+            seen[seat_id] = max(seen.get(seat_id, 0.0), until)
+
+    def seen(self, code: str, seat_id: int, until: float) -> None:
+        """This seat counts as present until `until`, then away from that moment."""
+        with self._lock:
+            self._seen.setdefault(code, {})[seat_id] = until
+
+    # ----- lookups -----------------------------------------------------------------
+    def present(self, code: str) -> set[int]:
+        """Seat ids with an open socket at this table, or a recent request."""
+        now = time.time()
+        with self._lock:
+            recent = {s for s, until in self._seen.get(code, {}).items() if until > now}
+            return set(self._sockets.get(code, ())) | recent
+
+    def absent_from(self, code: str, seat_id: int) -> float | None:
+        """From when this seat is away: None while it has an open socket; else the end
+        of its request presence (which may still be ahead) or the server's start."""
+        with self._lock:
+            if seat_id in self._sockets.get(code, ()):
+                return None
+            return self._seen.get(code, {}).get(seat_id, self.started_at)
+
+    def away_since(self, code: str, seat_id: int, now: float | None = None) -> float | None:
+        """When this seat stopped being present, or None while it is present."""
+        now = time.time() if now is None else now
+        since = self.absent_from(code, seat_id)
+        return None if since is None or since > now else since
+
+    # ----- memory ------------------------------------------------------------------
+    def forget(self, code: str) -> None:
+        """A closed table: nothing of it is kept (its sockets close on their own)."""
+        with self._lock:
+            self._seen.pop(code, None)
+
+    def sweep(self, now: float | None = None) -> int:
+        """Drop "last seen" times older than FORGET_AFTER; returns how many went."""
+        cutoff = (time.time() if now is None else now) - self.FORGET_AFTER
+        dropped = 0
+        with self._lock:
+            for code in list(self._seen):
+                seen = self._seen[code]
+                for seat_id in [s for s, until in seen.items() if until < cutoff]:
+                    del seen[seat_id]
+                    dropped += 1
+                if not seen:
+                    del self._seen[code]
+        return dropped
+
+    def size(self) -> tuple[int, int]:
+        """(tables with sockets, tables with last-seen times): for soak tests."""
+        with self._lock:
+            return len(self._sockets), len(self._seen)
+
+    def _notify(self, code: str, seat_id: int, present: bool) -> None:
+        for listener in self._listeners:
+            try:
+                listener(code, seat_id, present)
+            except Exception:
+                log.exception("presence listener failed")
+
+
+presence = Presence()

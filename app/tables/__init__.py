@@ -1,0 +1,126 @@
+"""The table service: the only place that joins the engine, the store and the hub.
+
+- store.py: rows, the per-version cache of loaded games, locks
+- step.py: the one change path every command and timer takes
+- lobby.py: lobby commands; playing.py: game commands
+- automation.py: bots, away players, timers; scheduler.py: running them when due
+- validation.py: names, the rules form, timers"""
+
+from __future__ import annotations
+
+from ..hub import hub
+from ..presence import presence
+from . import step
+from .automation import next_automatic, run_automatic, settings
+from .lobby import (
+    BOT_NAMES,
+    MAX_SEATS,
+    add_bot,
+    create_table,
+    get_table,
+    join,
+    public_tables,
+    remove_seat,
+    start,
+    update_rules,
+)
+from .playing import forfeit, opt_rematch, play, rename_players, start_rematch, vote_next_round
+from .scheduler import schedule, scheduler
+from .step import ANY_VERSION, Change, Unchanged, change, save_game
+from .store import Snapshot, Stale, TableError, seats_of, store
+from .validation import GRACE_RANGE, NAME_MAX, REJOIN_RANGE, clean_name, parse_rules
+
+
+def load_game(table):
+    return store.load_game(table)
+
+
+def game_record(code: str, number: int):
+    return store.game_record(code, number)
+
+
+def seat_by_token(table, token: str | None):
+    from ..models import Seat
+
+    if not token:
+        return None
+    return Seat.get_or_none((Seat.table == table) & (Seat.token == token) & (Seat.left == False))  # noqa: E712
+
+
+def seat_by_user(table, user_id: int | None):
+    """A signed-in user's seat at this table, whichever device they sat down from."""
+    from ..models import Seat
+
+    if user_id is None:
+        return None
+    return Seat.get_or_none((Seat.table == table) & (Seat.user == user_id) & (Seat.left == False))  # noqa: E712
+
+
+def _publish(snap: Snapshot, what: str) -> None:
+    hub.publish(snap.code, what, snapshot=snap)
+
+
+def _forget_closed(snap: Snapshot, what: str) -> None:
+    from ..models import Table
+
+    if snap.table.status == Table.CLOSED:
+        presence.forget(snap.code)
+    _publish(snap, what)
+
+
+def init_app(app) -> None:
+    settings.bot_delay = float(app.config.get("BOT_DELAY", settings.bot_delay))
+    settings.next_round_seconds = float(app.config.get("NEXT_ROUND_SECONDS", 20))
+    settings.inline_bots = bool(app.config.get("INLINE_BOTS", False))
+    step.set_transport(_forget_closed)
+    step.set_scheduler(schedule)
+    if not settings.inline_bots:
+        scheduler.start(app)
+        presence.on_change(_wake_on_presence)
+
+
+def _wake_on_presence(code: str, seat_id: int, present: bool) -> None:
+    """Someone left or came back: their turns, forfeits and the host may change."""
+    scheduler.wake(code)
+
+
+__all__ = [
+    "ANY_VERSION",
+    "BOT_NAMES",
+    "GRACE_RANGE",
+    "MAX_SEATS",
+    "NAME_MAX",
+    "REJOIN_RANGE",
+    "Change",
+    "Snapshot",
+    "Stale",
+    "TableError",
+    "Unchanged",
+    "add_bot",
+    "change",
+    "clean_name",
+    "create_table",
+    "forfeit",
+    "game_record",
+    "get_table",
+    "join",
+    "load_game",
+    "next_automatic",
+    "opt_rematch",
+    "parse_rules",
+    "play",
+    "public_tables",
+    "remove_seat",
+    "rename_players",
+    "run_automatic",
+    "save_game",
+    "seat_by_token",
+    "seat_by_user",
+    "seats_of",
+    "settings",
+    "start",
+    "start_rematch",
+    "store",
+    "update_rules",
+    "vote_next_round",
+]

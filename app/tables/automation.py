@@ -1,0 +1,142 @@
+"""What a table does by itself: bots' moves, turns of away players, forfeits, the next
+round, lobby upkeep. `next_automatic` says what is due when; `run_automatic` does it
+through the change step, like any command."""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+
+from ..engine import PLAY, ROUND_OVER, SETUP, Forfeit, view
+from ..engine.bots import choose
+from ..models import Table
+from ..presence import presence
+from . import step
+from .playing import bot_setup
+from .step import Change, Unchanged
+from .store import Snapshot
+
+PROXY_BOT = "random"  # docs/rules.md: an away player's turns are played by the simplest bot
+HOST_HANDOVER_SECONDS = 10  # a host who reloads the page keeps the table
+LOBBY_IDLE_SECONDS = 30 * 60  # a lobby with nobody present closes after this
+
+
+@dataclass
+class Timing:
+    bot_delay: float = 0.8  # seconds a bot waits, so people can follow its moves
+    next_round_seconds: float = 20
+    inline_bots: bool = False  # tests: bots move inside the request, no scheduler thread
+
+
+settings = Timing()
+
+Due = tuple[float, str, "str | None"]
+
+
+def next_automatic(snap: Snapshot, now: float | None = None) -> Due | None:
+    """(due time, kind, player) of the next thing the server does by itself, if any."""
+    table, game = snap.table, snap.game
+    now = time.time() if now is None else now
+    updated = table.updated_at.timestamp() if table.updated_at else now
+    if table.status == Table.LOBBY:
+        return _lobby_automatic(snap, now)
+    if table.status != Table.PLAYING or game is None:
+        return None
+    candidates: list[Due] = []
+    seats = {s.player_id: s for s in snap.seats}
+    away: dict[str, float] = {}
+    for p in game.players:
+        seat = seats.get(p.id)
+        if p.bot or p.id in game.forfeited or seat is None:
+            continue
+        # From when they are (or, with no socket, will be) away: timers are due from
+        # then, and a seat seen again in the meantime just moves them later.
+        since = presence.absent_from(table.code, seat.id)
+        if since is not None:
+            away[p.id] = since
+            candidates.append((since + table.rejoin_seconds, "forfeit", p.id))
+    if game.phase == SETUP:
+        for p in game.players:
+            if game.round.setup_left.get(p.id, 0) <= 0 or p.id in game.forfeited:
+                continue
+            if p.bot:
+                candidates.append((updated, "bot_setup", None))
+            elif p.id in away:
+                when = max(updated, away[p.id]) + table.grace_seconds
+                candidates.append((when, "proxy_setup", p.id))
+    elif game.phase == PLAY:
+        current = game.player(game.round.turn)
+        if current.bot:
+            candidates.append((updated + settings.bot_delay, "bot", current.id))
+        elif current.id in away:
+            when = max(updated, away[current.id]) + table.grace_seconds
+            candidates.append((when, "proxy", current.id))
+    elif game.phase == ROUND_OVER:
+        start = table.votes.get("round_over_at") or updated
+        candidates.append((start + settings.next_round_seconds, "next_round", None))
+    return min(candidates, key=lambda c: c[0]) if candidates else None
+
+
+def _lobby_automatic(snap: Snapshot, now: float) -> Due | None:
+    humans = [s for s in snap.seats if s.bot is None]
+    present = presence.present(snap.code)
+    if not any(s.id in present for s in humans):
+        since = max((presence.away_since(snap.code, s.id, now) or now for s in humans), default=now)
+        return since + LOBBY_IDLE_SECONDS, "close_lobby", None
+    host = next((s for s in humans if s.id == snap.table.host_seat), None)
+    if host is None or host.id not in present:
+        since = presence.away_since(snap.code, host.id, now) if host else now
+        return (since or now) + HOST_HANDOVER_SECONDS, "host_handover", None
+    return None
+
+
+def run_automatic(code: str, *, ignore_delays: bool = False, now: float | None = None) -> bool:
+    """Do the next automatic step of a table if it is due. True if something changed.
+
+    `ignore_delays` (tests): bots move at once, timers for people never fire."""
+    now = time.time() if now is None else now
+
+    def act(ch: Change):
+        due = next_automatic(ch.snap, now)
+        if due is None:
+            raise Unchanged
+        when, kind, player = due
+        if (kind not in ("bot", "bot_setup")) if ignore_delays else when > now:
+            raise Unchanged
+        _do(ch, kind, player)
+
+    return step.change(code, act, missing_ok=True) is not None
+
+
+def _do(ch: Change, kind: str, player: str | None) -> None:
+    table, game = ch.table, ch.game
+    if kind == "close_lobby":
+        table.status = Table.CLOSED
+        return
+    if kind == "host_handover":
+        present = presence.present(table.code)
+        heirs = [s for s in ch.seats if s.bot is None and s.id in present]
+        if not heirs:
+            raise Unchanged
+        table.host_seat = heirs[0].id
+        ch.what = "lobby"
+        return
+    if kind == "bot_setup":
+        bot_setup(game)
+    elif kind == "bot":
+        rng = random.Random(f"{game.seed}:{table.version}")
+        game.apply(player, choose(game.player(player).bot, view(game, player), rng))
+    elif kind in ("proxy", "proxy_setup"):
+        # An away player's whole turn (or all their first flips) at once.
+        rng = random.Random(f"{game.seed}:{table.version}")
+        while game.legal_actions(player) and (kind == "proxy_setup" or game.round.turn == player):
+            game.apply(player, choose(PROXY_BOT, view(game, player), rng))
+            if kind == "proxy" and game.round.drawn is None:
+                break
+    elif kind == "forfeit":
+        game.apply(player, Forfeit())
+    elif kind == "next_round":
+        game.start_next_round()
+        bot_setup(game)
+    ch.game_changed = True

@@ -1,0 +1,201 @@
+"""Game commands: moves, next-round and play-again votes, leaving, renaming. Each is an
+act run by the change step (app.tables.step)."""
+
+from __future__ import annotations
+
+import random
+import secrets
+
+from flask_babel import gettext as _
+
+from ..engine import ROUND_OVER, SETUP, Action, Forfeit, Game, IllegalMove, Player, RuleSet, view
+from ..engine.bots import choose
+from ..models import GameRecord, Seat, Table
+from ..presence import presence
+from . import step
+from .step import ANY_VERSION, Change, Unchanged
+from .store import Snapshot, Stale, TableError
+from .validation import illegal_message
+
+
+def _require_seat(seat: Seat | None, message: str | None = None) -> None:
+    if seat is None:
+        raise TableError(message or _("You are watching this table."), 403)
+
+
+def new_game(ch: Change, seats: list[Seat]) -> Game:
+    table = ch.table
+    table.game_number += 1
+    players = [Player(s.player_id, s.name, s.bot) for s in seats]
+    game = Game(
+        players,
+        RuleSet.from_dict(table.rules),
+        seed=secrets.token_hex(8),
+        game_id=f"{table.code}-{table.game_number}",
+    )
+    bot_setup(game)
+    ch.set_game(game)
+    table.status = Table.PLAYING
+    table.votes = {}
+    return game
+
+
+def bot_setup(game: Game) -> None:
+    """Bots turn their first cards at once: nobody needs to watch that."""
+    if game.phase != SETUP:
+        return
+    for p in game.players:
+        if p.bot and p.id in game.round.setup_left:
+            rng = random.Random(f"{game.seed}:{game.round.number}:{p.id}:setup")
+            while game.phase == SETUP and game.round.setup_left.get(p.id, 0) > 0:
+                game.apply(p.id, choose(p.bot, view(game, p.id), rng))
+
+
+def play(code: str, seat: Seat | None, action: Action, version) -> Snapshot:
+    """Apply a player's move. Raises Stale for an old version, TableError for a move the
+    rules refuse (nothing changes then)."""
+    _require_seat(seat, _("You are watching this table: join to play."))
+
+    def act(ch: Change):
+        if ch.game is None:
+            raise TableError(_("There is no game in progress."), 409)
+        try:
+            ch.game.apply(seat.player_id, action)
+        except IllegalMove as exc:
+            raise TableError(illegal_message(exc.reason), 409) from None
+        ch.game_changed = True
+
+    # The status is checked before the version: a move at a finished table says so.
+    return step.change(code, _status_first(act, version), version=ANY_VERSION)
+
+
+def _status_first(act, version):
+    def checked(ch: Change):
+        if ch.table.status != Table.PLAYING:
+            raise TableError(_("There is no game in progress."), 409)
+        step.check_version(ch.table, version)
+        act(ch)
+
+    return checked
+
+
+def _add_vote(ch: Change, key: str, seat: Seat) -> None:
+    """Record a player's press of "Next round" or "Play again" (once each)."""
+    votes = dict(ch.table.votes)
+    pressed = set(votes.get(key, []))
+    if seat.id in pressed:
+        raise Unchanged  # pressed twice, or by two tabs: counted once
+    votes[key] = sorted(pressed | {seat.id})
+    ch.table.votes = votes
+
+
+def vote_next_round(code: str, seat: Seat | None, version=None) -> Snapshot | None:
+    """A vote counts whatever version it carries: presses at the same time all count."""
+    _require_seat(seat)
+
+    def act(ch: Change):
+        game = ch.game
+        if game is None or game.phase != ROUND_OVER:
+            if version is not None and str(version) != str(ch.table.version):
+                raise Stale()  # the round it voted for has begun
+            raise TableError(_("The round is not over."), 409)
+        _add_vote(ch, "next", seat)
+        if everyone_ready(ch.snap):
+            game.start_next_round()
+            bot_setup(game)
+            ch.game_changed = True
+
+    return step.change(code, act)
+
+
+def everyone_ready(snap: Snapshot) -> bool:
+    game = snap.game
+    humans = {s.id for s in snap.seats if s.bot is None and s.player_id in game.active()}
+    present = presence.present(snap.code) & humans
+    needed = present or humans
+    return needed <= set(snap.table.votes.get("next", []))
+
+
+def forfeit(code: str, seat: Seat | None) -> Snapshot:
+    _require_seat(seat)
+
+    def act(ch: Change):
+        if ch.game is None or ch.game.is_over:
+            raise TableError(_("There is no game in progress."), 409)
+        try:
+            ch.game.apply(seat.player_id, Forfeit())
+        except IllegalMove as exc:
+            raise TableError(illegal_message(exc.reason), 409) from None
+        ch.game_changed = True
+
+    return step.change(code, act)
+
+
+def opt_rematch(code: str, seat: Seat | None, version=None) -> Snapshot | None:
+    """ "Play again": counted whatever version it carries (pressing twice is once)."""
+    _require_seat(seat)
+
+    def act(ch: Change):
+        _require_finished(ch)
+        _add_vote(ch, "rematch", seat)
+
+    return step.change(code, act)
+
+
+def start_rematch(code: str, seat: Seat | None, version) -> Snapshot:
+    def act(ch: Change):
+        _require_finished(ch)
+        _require_host_or_first(ch, seat)
+        opted = set(ch.table.votes.get("rematch", []))
+        seats = [s for s in ch.seats if s.bot is not None or s.id in opted]
+        if sum(1 for s in seats if s.bot is None) < 1 or len(seats) < 2:
+            raise TableError(_("At least 2 players must choose to play again."))
+        gone = [s.id for s in ch.seats if s not in seats]
+        if gone:
+            Seat.update(left=True).where(Seat.id.in_(gone)).execute()
+            ch.seats_changed = True
+        new_game(ch, seats)
+
+    return step.change(code, act, version=version)
+
+
+def _require_finished(ch: Change) -> None:
+    if ch.table.status != Table.FINISHED:
+        raise TableError(_("The game is not over yet."), 409)
+
+
+def _require_host_or_first(ch: Change, seat: Seat | None) -> None:
+    _require_seat(seat)
+    if seat.id == ch.table.host_seat:
+        return
+    if seat.id not in ch.table.votes.get("rematch", []):
+        raise TableError(_("Choose to play again first."), 409)
+
+
+def rename_players(code: str, seat_ids: set[int], name: str) -> None:
+    """Show these seats under another name in the table's game and records (a deleted
+    account, app.accounts). At a finished table they also leave: no rematch for them."""
+    players = {f"s{i}" for i in seat_ids}
+
+    def rename(entries: list[dict]) -> bool:
+        hits = [p for p in entries if p.get("id") in players and p.get("name") != name]
+        for p in hits:
+            p["name"] = name
+        return bool(hits)
+
+    def act(ch: Change):
+        for row in GameRecord.select().where(GameRecord.table == ch.table):
+            record = row.record
+            if rename(record.get("players", [])):
+                GameRecord.update(record=record).where(GameRecord.id == row.id).execute()
+        if ch.game is not None:
+            for p in ch.game.players:
+                if p.id in players and p.name != name:
+                    p.name = name
+                    ch.game_changed = True
+        Seat.update(name=name).where(Seat.id.in_(list(seat_ids))).execute()
+        if ch.table.status == Table.FINISHED:
+            Seat.update(left=True).where(Seat.id.in_(list(seat_ids))).execute()
+        ch.seats_changed = True
+
+    step.change(code, act, missing_ok=True)

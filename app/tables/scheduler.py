@@ -1,0 +1,112 @@
+"""One thread that runs each table's next automatic step when it falls due."""
+
+from __future__ import annotations
+
+import heapq
+import logging
+import threading
+import time
+
+from ..models import Table, db
+from ..presence import presence
+from .automation import next_automatic, run_automatic, settings
+from .store import Snapshot, store
+
+log = logging.getLogger(__name__)
+
+SWEEP_SECONDS = 60.0  # how often old presence entries are forgotten
+
+
+class Scheduler:
+    def __init__(self):
+        self._heap: list[tuple[float, str]] = []
+        self._due: dict[str, float] = {}  # the one live entry per table
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._app = None
+        self._swept = time.time()
+
+    def start(self, app) -> None:
+        self._app = app
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._loop, name="skymo-scheduler", daemon=True)
+            self._thread.start()
+        # Resume every table that was in play when the server stopped.
+        with db.connection_context():
+            codes = [
+                t.code
+                for t in Table.select(Table.code).where(
+                    Table.status.in_([Table.PLAYING, Table.LOBBY])
+                )
+            ]
+        for code in codes:
+            self.wake(code)
+
+    def wake(self, code: str, snap: Snapshot | None = None) -> None:
+        """Look at this table again: schedule its next automatic step (one per table).
+        `snap`, when given, is the state just committed."""
+        try:
+            if snap is None:
+                with db.connection_context():
+                    snap = store.current(code)
+            due = next_automatic(snap) if snap is not None else None
+        except Exception:
+            log.exception("scheduling table %s failed", code)
+            return
+        with self._cond:
+            if due is None:
+                self._due.pop(code, None)
+                return
+            self._due[code] = due[0]
+            heapq.heappush(self._heap, (due[0], code))
+            self._cond.notify()
+
+    def pending(self) -> int:
+        with self._cond:
+            return len(self._due)
+
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                while not self._heap or self._heap[0][0] > time.time():
+                    timeout = self._heap[0][0] - time.time() if self._heap else SWEEP_SECONDS
+                    self._cond.wait(min(timeout, SWEEP_SECONDS))
+                    self._sweep()
+                when, code = heapq.heappop(self._heap)
+                if self._due.get(code) != when:
+                    continue  # superseded by a later wake
+                del self._due[code]
+            changed = False
+            try:
+                with self._app.app_context(), db.connection_context():
+                    changed = run_automatic(code)
+            except Exception:
+                log.exception("automatic step at table %s failed", code)
+            if not changed:  # a change schedules what follows it itself
+                self.wake(code)
+
+    def _sweep(self) -> None:
+        now = time.time()
+        if now - self._swept >= SWEEP_SECONDS:
+            self._swept = now
+            presence.sweep(now)
+
+
+scheduler = Scheduler()
+_inline = threading.local()
+
+
+def schedule(snap: Snapshot) -> None:
+    """After a committed change: let bots and timers follow it (at once in tests)."""
+    if settings.inline_bots:
+        if getattr(_inline, "running", False):
+            return  # the loop below goes on with the next step
+        _inline.running = True
+        try:
+            for _ in range(10_000):
+                if not run_automatic(snap.code, ignore_delays=True):
+                    break
+        finally:
+            _inline.running = False
+        return
+    scheduler.wake(snap.code, snap)

@@ -1,0 +1,267 @@
+"""Where tables live: Peewee rows, a per-version cache of the loaded game, and locks.
+
+The change step (app.tables.step) is this module's only writer. Everything the rest of
+the package needs from storage is here, behind `Store`, so that another store (for
+example PostgreSQL claiming rows with FOR UPDATE) can take its place.
+
+A game's finished rounds are written once, when the next round begins (`PastRound`);
+the table row keeps only the current round, so a move rewrites a state of bounded size
+instead of the whole growing game."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict, defaultdict
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from ..engine import GAME_OVER, Game
+from ..engine.game import Round
+from ..models import GameRecord, PastRound, Seat, Table, db, utcnow
+
+
+class TableError(Exception):
+    """A request the table cannot take; `message` is shown to the player."""
+
+    def __init__(self, message: str, status: int = 400, field: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.field = field
+
+
+class Stale(Exception):
+    """The client acted on an old version: it gets the current table back."""
+
+
+@dataclass
+class Snapshot:
+    """A table as committed (or being changed under its lock): the row, its seats in
+    lobby order, and its game. A committed snapshot is never changed again: the change
+    step works on a fork of its game."""
+
+    table: Table
+    seats: list[Seat]
+    game: Game | None
+    past_rounds: int = 0  # rounds of `game` already stored as PastRound rows
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def code(self) -> str:
+        return self.table.code
+
+    @property
+    def version(self) -> int:
+        return self.table.version
+
+    def seat(self, seat_id: int | None) -> Seat | None:
+        return next((s for s in self.seats if s.id == seat_id), None)
+
+
+@dataclass(frozen=True)
+class Cached:
+    version: int
+    seats: list[Seat]
+    game: Game | None
+    past_rounds: int
+    at: float
+
+
+def fork(game: Game | None) -> Game | None:
+    """A copy of `game` that may be changed without touching the original: finished
+    rounds are shared (nothing changes them), the current round is copied."""
+    if game is None:
+        return None
+    copy = Game.__new__(Game)
+    copy.__dict__.update(game.__dict__)
+    copy.players = [type(p)(p.id, p.name, p.bot) for p in game.players]
+    copy.totals = dict(game.totals)
+    copy.forfeited = list(game.forfeited)
+    copy.game_seating = list(game.game_seating) if game.game_seating is not None else None
+    if game.rounds:
+        last = game.rounds[-1]
+        copy.rounds = [*game.rounds[:-1], Round.from_dict(game.rules, last.to_dict())]
+    else:
+        copy.rounds = []
+    return copy
+
+
+def seats_of(table: Table) -> list[Seat]:
+    return list(
+        Seat.select().where((Seat.table == table) & (Seat.left == False)).order_by(Seat.position)  # noqa: E712
+    )
+
+
+def release_connection() -> None:
+    """Give a request's pooled connection back before queueing for a table: under load
+    hundreds of requests may wait for one and would hold the whole pool. Only a plain
+    open connection (a request's): not inside a transaction or connection_context
+    (Peewee keeps those on `_state.ctx`), which must close it themselves."""
+    if not db.is_closed() and not db.obj._state.ctx:
+        db.close()
+
+
+class Store:
+    """Peewee storage (SQLite by default) with an in-process cache of committed
+    snapshots, keyed by table version."""
+
+    CACHE_SIZE = 4000  # tables whose loaded game stays in memory
+    IDLE_SECONDS = 5 * 60  # a table unchanged this long leaves the cache
+
+    def __init__(self):
+        self._locks: dict[str, threading.Lock] = defaultdict(threading.Lock)
+        self._users: dict[str, int] = defaultdict(int)  # holders and waiters per lock
+        self._guard = threading.Lock()
+        self._write_lock = threading.Lock()
+        # code -> (version, seats, game, past rounds, when remembered). The version is
+        # kept apart: the change step changes its copy of the row, never this entry.
+        self._cache: OrderedDict[str, Cached] = OrderedDict()
+
+    # ----- locking -------------------------------------------------------------------
+    @contextmanager
+    def locked(self, code: str):
+        """One change at a time per table, then one write transaction at a time in this
+        process. SQLite has a single writer anyway; queueing here wakes the next writer
+        at once, where SQLite's busy handler would poll with growing sleeps. The version
+        check keeps a change exactly-once across processes too. Locks of tables nobody
+        is changing are dropped (memory stays flat as tables come and go)."""
+        release_connection()
+        with self._guard:
+            lock = self._locks[code]
+            self._users[code] += 1
+        try:
+            with lock, self._write_lock, db.atomic():
+                yield
+        finally:
+            with self._guard:
+                self._users[code] -= 1
+                if self._users[code] <= 0:
+                    del self._users[code]
+                    self._locks.pop(code, None)
+
+    # ----- reading -------------------------------------------------------------------
+    def row(self, code: str) -> Table | None:
+        return Table.get_or_none(Table.code == (code or "").strip().upper())
+
+    def current(self, code: str) -> Snapshot | None:
+        """The committed snapshot of a table (from the cache when its version is the
+        stored one: one small query instead of decoding the game)."""
+        table = self.row(code)
+        if table is None:
+            return None
+        return self.snapshot_of(table)
+
+    def snapshot_of(self, table: Table) -> Snapshot:
+        with self._guard:
+            hit = self._cache.get(table.code)
+        if hit is not None and hit.version == table.version:
+            return Snapshot(table, hit.seats, hit.game, hit.past_rounds)
+        game, past = self._load_game(table)
+        snap = Snapshot(table, seats_of(table), game, past)
+        self.remember(snap)
+        return snap
+
+    def for_change(self, code: str) -> Snapshot | None:
+        """Under the table's lock: the snapshot to change, with a forked game."""
+        snap = self.current(code)
+        if snap is None:
+            return None
+        return Snapshot(snap.table, list(snap.seats), fork(snap.game), snap.past_rounds)
+
+    def _load_game(self, table: Table) -> tuple[Game | None, int]:
+        state = table.state
+        if not state:
+            return None, 0
+        past = state.get("past_rounds", 0)
+        if past:
+            rows = (
+                PastRound.select(PastRound.data)
+                .where(
+                    (PastRound.table == table.code) & (PastRound.game_number == table.game_number)
+                )
+                .order_by(PastRound.number)
+            )
+            state = dict(state, rounds=[r.data for r in rows] + state["rounds"])
+        return Game.from_dict(state), past
+
+    def load_game(self, table: Table) -> Game | None:
+        return self.snapshot_of(table).game
+
+    # ----- writing -------------------------------------------------------------------
+    def write(self, snap: Snapshot, game_changed: bool) -> None:
+        """Version, time and (if it changed) state, in the caller's transaction."""
+        table, game = snap.table, snap.game
+        if game_changed:
+            snap.past_rounds = self._write_state(table, game, snap.past_rounds)
+        table.version += 1
+        table.updated_at = utcnow()
+        table.save()
+
+    @staticmethod
+    def _write_state(table: Table, game: Game | None, past: int) -> int:
+        if game is None:
+            table.state = None
+            return 0
+        if game.phase == GAME_OVER:
+            # Written once more, whole: a finished game is read as one row.
+            PastRound.delete().where(PastRound.table == table.code).execute()
+            table.state = game.to_dict()
+            return 0
+        done = len(game.rounds) - 1
+        if done > past:
+            PastRound.insert_many(
+                [
+                    {
+                        "table": table.code,
+                        "game_number": table.game_number,
+                        "number": i + 1,
+                        "data": game.rounds[i].to_dict(),
+                    }
+                    for i in range(past, done)
+                ]
+            ).on_conflict(
+                conflict_target=[PastRound.table, PastRound.game_number, PastRound.number],
+                preserve=[PastRound.data],
+            ).execute()
+            past = done
+        state = game.to_dict()
+        state["rounds"] = state["rounds"][past:]
+        state["past_rounds"] = past
+        table.state = state
+        return past
+
+    def remember(self, snap: Snapshot) -> None:
+        """Keep a committed snapshot (the change step and readers call this)."""
+        now = time.monotonic()
+        entry = Cached(snap.version, snap.seats, snap.game, snap.past_rounds, now)
+        with self._guard:
+            current = self._cache.get(snap.code)
+            if current is not None and current.version > entry.version:
+                return  # a newer one was remembered meanwhile
+            self._cache[snap.code] = entry
+            self._cache.move_to_end(snap.code)
+            while len(self._cache) > self.CACHE_SIZE:
+                self._cache.popitem(last=False)
+            oldest = next(iter(self._cache.values()))
+            if now - oldest.at > self.IDLE_SECONDS:
+                self._drop_idle(now)
+
+    def _drop_idle(self, now: float) -> None:
+        for code in [c for c, e in self._cache.items() if now - e.at > self.IDLE_SECONDS]:
+            del self._cache[code]
+
+    def forget(self, code: str) -> None:
+        with self._guard:
+            self._cache.pop(code, None)
+
+    def cached(self) -> int:
+        with self._guard:
+            return len(self._cache)
+
+    def game_record(self, code: str, number: int) -> GameRecord | None:
+        code = (code or "").strip().upper()
+        return GameRecord.get_or_none((GameRecord.table == code) & (GameRecord.number == number))
+
+
+store = Store()

@@ -1,0 +1,536 @@
+"""Skymo load generator: thousands of people playing through the real pages, from one
+asyncio process (aiohttp), one cookie session and one push socket per person.
+
+It starts gunicorn with the project's gunicorn.conf.py on a free loopback port (or
+drives --url), seats --players people at each of --tables tables through the real forms
+(the host creates the table and starts the game when everyone is seated; the others
+join by the link), and everybody plays until --seconds have passed. A person acts on the
+newest #table they have (pushed over their socket, or the answer to their own POST):
+the setup reveals, draw then keep or discard-and-turn-over, sometimes take the discard,
+"Next round", "Play again". Before each action they think for an exponentially
+distributed time of mean --think seconds (--think 0: as fast as possible). Requests are
+sent as htmx sends them (HX-Request, X-CSRF-Token, the form's fields).
+
+Printed at the end (or JSON with --json): accepted moves per second; move POST latency
+(sent -> answer read) and push latency (a move's POST sent -> each other player at the
+table has a pushed #table with that move's version or newer), p50/p95/p99/max; errors
+(HTTP answers other than 2xx/3xx and the expected "the table changed" answer, failed
+requests, dropped sockets, tables that could not be seated); the server's RSS (VmRSS and
+VmHWM) and its CPU per accepted move (every request a browser makes counted); the
+machine's load average before and after (the machine may be shared: figures are only
+comparable at similar load).
+
+Usage (from the repository root, with `pip install -e '.[bench]'`):
+
+    .venv/bin/python benchmarks/load.py --tables 100 --think 10 --seconds 90
+    .venv/bin/python benchmarks/load.py --tables 500 --think 10 --ramp 60 --seconds 120
+    .venv/bin/python benchmarks/load.py --tables 100 --think 1 --seconds 60   # saturation
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import aiohttp
+
+ROOT = Path(__file__).resolve().parent.parent
+VERSION = re.compile(r'<section id="table"[^>]*data-version="(\d+)"')
+CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
+STALE = "The table changed before your action arrived"
+FORM = re.compile(r"<form\b[^>]*>.*?</form>", re.S)
+ACTION = re.compile(r'action="([^"]+)"')
+HIDDEN = re.compile(r'<input type="hidden" name="([^"]+)" value="([^"]*)"')
+BUTTON_POS = re.compile(r'<button[^>]*name="pos" value="([^"]+)"')
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def percentiles(values: list[float]) -> dict:
+    if not values:
+        return {"n": 0}
+    ordered = sorted(values)
+
+    def rank(p):
+        return ordered[min(len(ordered) - 1, max(0, int(p * len(ordered) + 0.999999) - 1))]
+
+    return {
+        "n": len(ordered),
+        "p50": rank(0.50) * 1000,
+        "p95": rank(0.95) * 1000,
+        "p99": rank(0.99) * 1000,
+        "max": ordered[-1] * 1000,
+    }
+
+
+@dataclass
+class Stats:
+    post: list[float] = field(default_factory=list)
+    push: list[float] = field(default_factory=list)
+    other: list[float] = field(default_factory=list)
+    moves: int = 0
+    stale: int = 0
+    errors: dict = field(default_factory=dict)
+    seated_tables: int = 0
+    failed_tables: int = 0
+
+    def error(self, kind: str, detail: str = "") -> None:
+        self.errors[kind] = self.errors.get(kind, 0) + 1
+        if detail and self.errors[kind] <= 3:
+            print(f"error {kind}: {detail[:200]}", file=sys.stderr)
+
+
+@dataclass
+class Table:
+    code: str = ""
+    sent: dict = field(default_factory=dict)  # version a move made -> (mover, time sent)
+    people: list = field(default_factory=list)
+    over: bool = False  # its people have gone (soak runs end tables)
+
+
+class Person:
+    def __init__(self, run, table: Table, name: str, connector):
+        self.run = run
+        self.table = table
+        self.name = name
+        self.session = aiohttp.ClientSession(
+            connector=connector,
+            connector_owner=False,
+            cookie_jar=aiohttp.CookieJar(unsafe=True),
+        )
+        self.csrf = ""
+        self.html = ""
+        self.version = -1
+        self.seen = -1  # the newest version pushed to this person's socket
+        self.changed = asyncio.Event()
+        self.ws = None
+
+    @property
+    def base(self) -> str:
+        return self.run.url
+
+    def take(self, html: str) -> None:
+        """Keep the newest #table seen (a push or an answer)."""
+        found = VERSION.search(html)
+        if found and int(found.group(1)) >= self.version:
+            self.version = int(found.group(1))
+            self.html = html
+            self.changed.set()
+
+    async def get(self, path: str, *, htmx=False) -> str:
+        headers = {"HX-Request": "true"} if htmx else {}
+        async with self.session.get(self.base + path, headers=headers) as r:
+            text = await r.text()
+            if r.status >= 400:
+                raise RuntimeError(f"GET {path}: {r.status}")
+        found = CSRF.search(text)
+        if found:
+            self.csrf = found.group(1)
+        return text
+
+    async def post(self, path: str, data: dict, *, htmx=True) -> tuple[int, str, dict]:
+        headers = {"X-CSRF-Token": self.csrf}
+        if htmx:
+            headers["HX-Request"] = "true"
+        async with self.session.post(
+            self.base + path,
+            data={"csrf_token": self.csrf, **data},
+            headers=headers,
+            allow_redirects=False,
+        ) as r:
+            return r.status, await r.text(), dict(r.headers)
+
+    async def listen(self) -> None:
+        stats = self.run.stats
+        url = self.base.replace("http", "ws", 1) + f"/t/{self.table.code}/ws"
+        try:
+            async with self.session.ws_connect(url, heartbeat=None, max_msg_size=0) as ws:
+                self.ws = ws
+                async for msg in ws:
+                    if msg.type != aiohttp.WSMsgType.TEXT:
+                        break
+                    now = time.monotonic()
+                    found = VERSION.search(msg.data)
+                    if not found:
+                        continue
+                    v = int(found.group(1))
+                    if v > self.seen:
+                        for version in range(self.seen + 1, v + 1):
+                            sent = self.table.sent.get(version)
+                            if sent and sent[0] is not self and self.run.measuring:
+                                stats.push.append(now - sent[1])
+                        self.seen = v
+                    self.take(msg.data)
+        except (TimeoutError, aiohttp.ClientError, ConnectionError) as exc:
+            if not self.gone:
+                stats.error("socket", repr(exc))
+            return
+        if not self.gone:
+            stats.error("socket closed", self.name)
+
+    @property
+    def gone(self) -> bool:
+        return self.run.stopping or self.table.over
+
+    async def think(self) -> None:
+        mean = self.run.args.think
+        if mean > 0:
+            await asyncio.sleep(self.run.rng.expovariate(1 / mean))
+
+    async def play(self) -> None:
+        """Act whenever the newest table offers something, until the run stops."""
+        while not self.gone:
+            step = self.next_step()
+            if step is None:
+                self.changed.clear()
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self.changed.wait(), 5)
+                continue
+            seen = self.version
+            await self.think()
+            if self.gone:
+                return
+            if self.version != seen:
+                continue  # the table moved on while thinking: look again
+            await self.do(step)
+
+    def next_step(self):
+        html = self.html
+        rng = self.run.rng
+        # Now and then the other ways to play a turn, as the page's links offer them.
+        if 'href="?mode=flip"' in html and rng.random() < 0.3:
+            return ("mode", "flip")
+        if 'href="?mode=take"' in html and rng.random() < self.run.args.take:
+            return ("mode", "take")
+        for form in FORM.findall(html):
+            action = ACTION.search(form)
+            if not action:
+                continue
+            path = action.group(1)
+            fields = dict(HIDDEN.findall(form))
+            if path.endswith("/move"):
+                positions = BUTTON_POS.findall(form)
+                kind = fields.get("type")
+                if positions:
+                    return ("move", path, fields, positions)
+                if kind in ("draw", "discard_drawn"):
+                    return ("move", path, fields, None)
+            elif path.endswith(("/next-round", "/rematch")) or path.endswith("/rematch/start"):
+                return ("vote", path, fields, None)
+        return None
+
+    async def do(self, step) -> None:
+        stats, run = self.run.stats, self.run
+        if step[0] == "mode":
+            start = time.monotonic()
+            try:
+                html = await self.get(f"/t/{self.table.code}?mode={step[1]}", htmx=True)
+            except Exception as exc:
+                stats.error("GET mode", repr(exc))
+                return
+            if run.measuring:
+                stats.other.append(time.monotonic() - start)
+            self.take(html)
+            return
+        _, path, fields, positions = step
+        data = dict(fields)
+        data.pop("csrf_token", None)
+        if positions:
+            data["pos"] = run.rng.choice(positions)
+        version = int(data.get("version", self.version))
+        start = time.monotonic()
+        if path.endswith("/move"):
+            self.table.sent[version + 1] = (self, start)
+        try:
+            status, text, _ = await self.post(path, data)
+        except Exception as exc:
+            stats.error("POST", repr(exc))
+            return
+        spent = time.monotonic() - start
+        if status >= 400 and STALE not in text:
+            if 'role="alert"' in text and status == 409:
+                stats.stale += 1  # lost a race (a vote, the round ended meanwhile)
+            else:
+                stats.error(f"HTTP {status}", text[:200])
+        elif STALE in text:
+            stats.stale += 1
+        elif path.endswith("/move"):
+            if run.measuring:
+                stats.moves += 1
+                stats.post.append(spent)
+        elif run.measuring:
+            stats.other.append(spent)
+        self.take(text)
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await self.ws.close()
+        await self.session.close()
+
+
+class Run:
+    def __init__(self, args):
+        self.args = args
+        self.rng = random.Random(args.seed)
+        self.stats = Stats()
+        self.stopping = False
+        self.measuring = False
+        self.url = args.url
+        self.server = None
+        self.tmp = None
+
+    # ----- the server ----------------------------------------------------------------
+    def start_server(self) -> None:
+        self.tmp = tempfile.mkdtemp(prefix="skymo-load-")
+        port = free_port()
+        env = {
+            **os.environ,
+            "SKYMO_INSTANCE_PATH": self.tmp,
+            "SKYMO_SECRET_KEY": "load",
+            "PORT": str(port),
+            "SKYMO_HOST": "127.0.0.1",
+        }
+        self.log = open(Path(self.tmp) / "server.log", "wb")  # noqa: SIM115
+        self.server = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "app:create_app()"],
+            cwd=ROOT,
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        self.url = f"http://127.0.0.1:{port}"
+
+    def worker_pid(self) -> int | None:
+        if self.server is None:
+            return self.args.pid
+        try:
+            out = subprocess.run(
+                ["pgrep", "-P", str(self.server.pid)], capture_output=True, text=True
+            ).stdout.split()
+        except OSError:
+            return None
+        return int(out[0]) if out else None
+
+    def stop_server(self) -> None:
+        if self.server is not None and self.server.poll() is None:
+            os.killpg(self.server.pid, signal.SIGTERM)
+            try:
+                self.server.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.server.pid, signal.SIGKILL)
+        if self.tmp and not self.args.keep:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    async def wait_ready(self, session) -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with contextlib.suppress(Exception):
+                async with session.get(self.url + "/") as r:
+                    if r.status == 200:
+                        return
+            await asyncio.sleep(0.2)
+        raise SystemExit("the server did not start")
+
+    # ----- seating ---------------------------------------------------------------------
+    async def seat(self, table: Table, connector, delay: float) -> bool:
+        await asyncio.sleep(delay)
+        people = [
+            Person(self, table, f"P{i}-{self.rng.randrange(10**6)}", connector)
+            for i in range(self.args.players)
+        ]
+        table.people = people
+        host, *others = people
+        try:
+            await host.get("/")
+            status, _, headers = await host.post("/tables", {"name": host.name}, htmx=False)
+            if status != 303:
+                raise RuntimeError(f"create: {status}")
+            table.code = headers["Location"].rstrip("/").rsplit("/", 1)[1]
+            if self.args.end_score:
+                await host.get(f"/t/{table.code}")
+                await host.post(f"/t/{table.code}/rules", {"end_score": self.args.end_score})
+            for p in others:
+                await p.get(f"/t/{table.code}")
+                status, text, _ = await p.post(f"/t/{table.code}/join", {"name": p.name})
+                if status not in (204, 303):
+                    raise RuntimeError(f"join: {status} {text[:100]}")
+            for p in people:
+                p.take(await p.get(f"/t/{table.code}"))
+                asyncio.create_task(p.listen())
+            while any(p.ws is None for p in people):
+                await asyncio.sleep(0.05)
+            page = await host.get(f"/t/{table.code}")
+            version = VERSION.search(page).group(1)
+            status, text, _ = await host.post(f"/t/{table.code}/start", {"version": version})
+            if status != 200 or 'role="alert"' in text:
+                raise RuntimeError(f"start: {status} {text[:100]}")
+            host.take(text)
+        except Exception as exc:
+            self.stats.failed_tables += 1
+            self.stats.error("seating", repr(exc))
+            return False
+        self.stats.seated_tables += 1
+        for p in people:
+            asyncio.create_task(p.play())
+        return True
+
+    async def main(self) -> dict:
+        args = self.args
+        if self.url is None:
+            self.start_server()
+        connector = aiohttp.TCPConnector(limit=args.connections, force_close=False)
+        tables = [Table() for _ in range(args.tables)]
+        load_before = os.getloadavg()
+        async with aiohttp.ClientSession(connector=connector, connector_owner=False) as s:
+            await self.wait_ready(s)
+        pid = self.worker_pid()
+        seat_tasks = [
+            asyncio.create_task(self.seat(t, connector, args.ramp * i / max(1, args.tables)))
+            for i, t in enumerate(tables)
+        ]
+        await asyncio.gather(*seat_tasks)
+        # Measure once everyone is seated and playing.
+        await asyncio.sleep(args.warmup)
+        cpu0, t0 = cpu_seconds(pid), time.monotonic()
+        self.measuring = True
+        rss_peak = 0
+        end = t0 + args.seconds
+        while time.monotonic() < end:
+            await asyncio.sleep(min(5, end - time.monotonic()))
+            rss_peak = max(rss_peak, memory(pid)[0])
+        self.measuring = False
+        elapsed = time.monotonic() - t0
+        cpu = cpu_seconds(pid) - cpu0
+        rss, hwm = memory(pid)
+        self.stopping = True
+        sockets = sum(1 for t in tables for p in t.people if p.ws is not None and not p.ws.closed)
+        await asyncio.gather(*(p.close() for t in tables for p in t.people))
+        await connector.close()
+        st = self.stats
+        return {
+            "tables": args.tables,
+            "players": args.players,
+            "think_s": args.think,
+            "seconds": round(elapsed, 1),
+            "seated_tables": st.seated_tables,
+            "failed_tables": st.failed_tables,
+            "open_sockets_at_end": sockets,
+            "moves": st.moves,
+            "moves_per_s": round(st.moves / elapsed, 1),
+            "post_ms": percentiles(st.post),
+            "push_ms": percentiles(st.push),
+            "other_ms": percentiles(st.other),
+            "stale_answers": st.stale,
+            "errors": st.errors,
+            "error_count": sum(st.errors.values()),
+            "server_cpu_ms_per_move": round(cpu * 1000 / st.moves, 2) if st.moves else None,
+            "server_cpu_share": round(cpu / elapsed, 2),
+            "rss_mib": round(rss / 1024, 1),
+            "rss_peak_mib": round(max(rss_peak, rss) / 1024, 1),
+            "hwm_mib": round(hwm / 1024, 1),
+            "load_average_before": load_before,
+            "load_average_after": os.getloadavg(),
+        }
+
+
+def cpu_seconds(pid: int | None) -> float:
+    if pid is None:
+        return 0.0
+    with open(f"/proc/{pid}/stat") as f:
+        parts = f.read().rsplit(")", 1)[1].split()
+    return (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def memory(pid: int | None) -> tuple[int, int]:
+    """(VmRSS, VmHWM) in KiB."""
+    if pid is None:
+        return 0, 0
+    values = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(("VmRSS", "VmHWM")):
+                key, value = line.split(":")
+                values[key] = int(value.split()[0])
+    return values.get("VmRSS", 0), values.get("VmHWM", 0)
+
+
+def show(r: dict) -> None:
+    def line(name, p):
+        if not p.get("n"):
+            return f"{name:<22} -"
+        return (
+            f"{name:<22} {p['p50']:.1f} / {p['p95']:.1f} / {p['p99']:.1f} ms"
+            f" (max {p['max']:.0f}, n={p['n']})"
+        )
+
+    print(
+        f"tables x players       {r['tables']} x {r['players']}, think {r['think_s']} s, "
+        f"{r['seconds']} s measured"
+    )
+    print(f"seated                 {r['seated_tables']} (failed {r['failed_tables']})")
+    print(f"moves/s                {r['moves_per_s']} ({r['moves']} moves)")
+    print(line("move POST p50/95/99", r["post_ms"]))
+    print(line("push p50/95/99", r["push_ms"]))
+    print(line("other requests", r["other_ms"]))
+    print(f"errors                 {r['error_count']} {r['errors'] or ''}")
+    print(f"stale answers          {r['stale_answers']}")
+    print(f"server CPU per move    {r['server_cpu_ms_per_move']} ms ({r['server_cpu_share']} core)")
+    print(
+        f"server RSS             {r['rss_mib']} MiB (peak {r['rss_peak_mib']}, HWM {r['hwm_mib']})"
+    )
+    print(f"sockets open at end    {r['open_sockets_at_end']}")
+    before = " ".join(f"{x:.1f}" for x in r["load_average_before"])
+    after = " ".join(f"{x:.1f}" for x in r["load_average_after"])
+    print(f"load average           before {before}, after {after} (2 cores, shared)")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", type=int, default=100)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--think", type=float, default=10.0, help="mean think time, seconds")
+    parser.add_argument("--seconds", type=float, default=60.0, help="measured play")
+    parser.add_argument("--ramp", type=float, default=30.0, help="seating spread over")
+    parser.add_argument("--warmup", type=float, default=5.0)
+    parser.add_argument("--take", type=float, default=0.2, help="share of takes")
+    parser.add_argument("--end-score", default="", help="the rules' end score (rematches)")
+    parser.add_argument("--connections", type=int, default=0, help="HTTP pool, 0: no cap")
+    parser.add_argument("--url", help="drive this server instead of starting gunicorn")
+    parser.add_argument("--pid", type=int, help="with --url: the worker's pid, for CPU/RSS")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--keep", action="store_true", help="keep the server's folder")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    run = Run(args)
+    try:
+        result = asyncio.run(run.main())
+    finally:
+        run.stop_server()
+    if args.json:
+        print(json.dumps(result, indent=1))
+    else:
+        show(result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,238 @@
+"""What one move costs the server, in CPU, split by stage, and whether it stays flat.
+
+One process, no network: a 4-player table (4 people, each with their own cookie session)
+with 4 open sockets registered in the hub (queued, as the socket route registers them; the
+send just counts bytes), playing --moves moves through the real move form as htmx sends
+it (the answer is the #table partial). The game's end score is high (1000) so one game
+lasts long enough to compare its early and late moves; votes for the next round are sent
+too but not counted as moves.
+
+CPU per move is process CPU time (time.process_time) around each POST, so the socket
+senders' work is included. The stages are measured with thread CPU time by wrapping the
+functions that do them:
+
+  load      the change step reads the table (row, seats, game from the cache or decoded)
+  engine    Game.apply
+  save      bookkeeping and the write of state and version (JSON encoding, UPDATE)
+  commit    the transaction's commit
+  push      rendering the push for the table's sockets and queueing it
+  schedule  looking at what the table does by itself next
+  answer    rendering the mover's answer
+  rest      everything else in the request (routing, session, CSRF, seat lookup)
+
+Usage:  .venv/bin/python benchmarks/move_cost.py [--moves 2000] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from app import create_app, tables  # noqa: E402
+from app.engine import ROUND_OVER, DiscardDrawn, Draw, Game, KeepDrawn, Reveal, TakeDiscard  # noqa: E402
+from app.hub import Connection, hub  # noqa: E402
+from app.models import Seat, db  # noqa: E402
+from app.tables import step  # noqa: E402
+from app.web import table as table_views  # noqa: E402
+
+STAGES = ("load", "engine", "save", "commit", "push", "schedule", "answer")
+
+
+class Meter:
+    """Thread CPU seconds per stage; nested stages are subtracted from their parent."""
+
+    def __init__(self):
+        self.totals: dict[str, float] = defaultdict(float)
+        self.local = threading.local()
+
+    def wrap(self, owner, name: str, stage: str) -> None:
+        inner = getattr(owner, name)
+        meter = self
+
+        def timed(*args, **kwargs):
+            stack = getattr(meter.local, "stack", None)
+            if stack is None:
+                stack = meter.local.stack = []
+            start = time.thread_time()
+            stack.append(0.0)
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                spent = time.thread_time() - start
+                nested = stack.pop()
+                meter.totals[stage] += spent - nested
+                if stack:
+                    stack[-1] += spent
+
+        setattr(owner, name, timed)
+
+    def take(self) -> dict[str, float]:
+        out = dict(self.totals)
+        self.totals.clear()
+        return out
+
+
+def form(action) -> dict:
+    if isinstance(action, Draw):
+        return {"type": "draw"}
+    if isinstance(action, DiscardDrawn):
+        if action.flip is None:
+            return {"type": "discard_drawn"}
+        return {"type": "discard_drawn", "pos": "{}-{}".format(*action.flip)}
+    kinds = {Reveal: "reveal", TakeDiscard: "take_discard", KeepDrawn: "keep_drawn"}
+    return {"type": kinds[type(action)], "pos": f"{action.row}-{action.col}"}
+
+
+def pick(game: Game, pid: str, rng: random.Random):
+    options = game.legal_actions(pid)
+    draws = [a for a in options if isinstance(a, Draw)]
+    if draws and rng.random() < 0.8:
+        return draws[0]
+    return rng.choice(options)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--moves", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    rng = random.Random(args.seed)
+    tmp = tempfile.mkdtemp(prefix="skymo-movecost-")
+    app = create_app(
+        {
+            "SECRET_KEY": "bench",
+            "DATABASE_URL": f"sqlite:///{tmp}/skymo.db",
+            "NEXT_ROUND_SECONDS": 3600,
+        }
+    )
+    meter = Meter()
+    meter.wrap(tables.store, "for_change", "load")
+    meter.wrap(Game, "apply", "engine")
+    meter.wrap(step, "save", "save")
+    meter.wrap(db.obj, "commit", "commit")
+    meter.wrap(hub, "publish", "push")
+    meter.wrap(tables.scheduler, "wake", "schedule")
+    meter.wrap(table_views, "render_table", "answer")
+
+    clients = [app.test_client() for _ in range(4)]
+    csrf = {}
+
+    def post(i, url, data):
+        data = {"csrf_token": csrf[i], **data}
+        return clients[i].post(url, data=data, headers={"HX-Request": "true"})
+
+    for i, c in enumerate(clients):
+        page = c.get("/").data.decode()
+        csrf[i] = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+    code = post(0, "/tables", {"name": "P0"}).headers["Location"].rsplit("/", 1)[1]
+    for i in (1, 2, 3):
+        post(i, f"/t/{code}/join", {"name": f"P{i}"})
+    post(0, f"/t/{code}/rules", {"end_score": "1000"})
+    seats = {s.name: s for s in Seat.select().where(Seat.table == code)}
+    who = {seats[f"P{i}"].player_id: i for i in range(4)}
+    sent = [0]
+
+    def send(html):
+        sent[0] += len(html)
+
+    conns = [Connection(code, seats[f"P{i}"].id, csrf[i], send, queued=True) for i in range(4)]
+    with app.app_context():
+        for conn in conns:
+            hub.add(conn)
+        version = tables.store.current(code).version
+    post(0, f"/t/{code}/start", {"version": str(version)})
+
+    per_move: list[float] = []
+    stages: list[dict[str, float]] = []
+    state_sizes: list[int] = []
+    votes = 0
+    with app.app_context():
+        while len(per_move) < args.moves:
+            snap = tables.store.current(code)
+            game = snap.game
+            if game.phase == ROUND_OVER:
+                for i in range(4):
+                    post(i, f"/t/{code}/next-round", {"version": str(snap.version)})
+                votes += 1
+                continue
+            movers = [p for p in who if game.legal_actions(p)]
+            if not movers:
+                break
+            pid = rng.choice(movers)
+            data = {**form(pick(game, pid, rng)), "version": str(snap.version)}
+            meter.take()
+            start = time.process_time()
+            response = post(who[pid], f"/t/{code}/move", data)
+            spent = time.process_time() - start
+            if response.status_code != 200 or b'role="alert"' in response.data:
+                raise SystemExit(f"move refused: {response.status_code} {response.data[:300]}")
+            per_move.append(spent)
+            parts = meter.take()
+            parts["rest"] = max(0.0, spent - sum(parts.values()))
+            stages.append(parts)
+            with db.connection_context():
+                row = db.execute_sql('select length(state) from "table" where code = ?', (code,))
+                state_sizes.append(row.fetchone()[0])
+        for conn in conns:
+            hub.remove(conn)
+    report(args, per_move, stages, state_sizes, votes, sent[0])
+
+
+def window(values, lo, hi):
+    part = values[lo:hi]
+    return statistics.fmean(part) if part else float("nan")
+
+
+def report(args, per_move, stages, sizes, votes, sent) -> None:
+    ms = [v * 1000 for v in per_move]
+    n = len(ms)
+    split = {s: statistics.fmean(p.get(s, 0.0) for p in stages) * 1000 for s in (*STAGES, "rest")}
+    early, late = window(ms, 0, 50), window(ms, 350, 400)
+    result = {
+        "moves": n,
+        "next_round_votes_rounds": votes,
+        "cpu_ms_per_move_mean": statistics.fmean(ms),
+        "cpu_ms_per_move_p50": statistics.median(ms),
+        "cpu_ms_moves_0_50": early,
+        "cpu_ms_moves_350_400": late,
+        "late_vs_early": late / early - 1 if early else None,
+        "cpu_ms_last_100": window(ms, n - 100, n),
+        "stages_ms": split,
+        "state_bytes_move_10_200_400_last": [sizes[i] for i in (9, 199, 399, -1) if len(sizes) > i],
+        "push_bytes": sent,
+        "load_average": os.getloadavg(),
+    }
+    if args.json:
+        print(json.dumps(result, indent=1))
+        return
+    print(f"moves                      {n} (and {votes} rounds of next-round votes)")
+    print(
+        f"CPU per move               mean {result['cpu_ms_per_move_mean']:.2f} ms, "
+        f"p50 {result['cpu_ms_per_move_p50']:.2f} ms"
+    )
+    print(
+        f"moves 0-50 / 350-400       {early:.2f} / {late:.2f} ms "
+        f"({result['late_vs_early'] * 100:+.0f}%)"
+    )
+    print(f"last 100 moves             {result['cpu_ms_last_100']:.2f} ms")
+    print("by stage (ms per move)     " + ", ".join(f"{k} {v:.3f}" for k, v in split.items()))
+    sizes = result["state_bytes_move_10_200_400_last"]
+    print(f"stored state (bytes)       move 10/200/400/last: {sizes}")
+    print("load average               {:.2f} {:.2f} {:.2f}".format(*result["load_average"]))
+
+
+if __name__ == "__main__":
+    main()
