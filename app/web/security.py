@@ -7,7 +7,7 @@ its own, and ws.py refuses a cross-origin socket."""
 
 from __future__ import annotations
 
-from flask import render_template
+from flask import render_template, session
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError, CSRFProtect, generate_csrf
 from werkzeug.exceptions import HTTPException
@@ -16,8 +16,17 @@ csrf = CSRFProtect()
 
 
 def csrf_token() -> str:
-    """The token forms and htmx send back (signed; the same secret for the session)."""
-    return generate_csrf()
+    """The token forms and htmx send back. Flask-WTF signs the session's secret anew
+    each second; the first signed token is kept in the session, so that a session's
+    pages, pushes and answers carry the same one (a mover's answer reuses their push,
+    matched by it). Signing in clears the session: a new secret, a new token."""
+    token = session.get(SIGNED)
+    if token is None or "csrf_token" not in session:
+        token = session[SIGNED] = generate_csrf()
+    return token
+
+
+SIGNED = "csrf_signed"
 
 
 def init_app(app) -> None:
