@@ -1,6 +1,6 @@
 """Sweep the engine: `python -m app.sweep --games 10000`.
 
-Plays bot games over random rule sets (every option, 2 to 8 players, every bot), half
+Plays bot games over random rule sets (every option, 2 to 8 players, SWEEP_BOTS), half
 the rounds dealt from decks stacked so that lines clear often, with players
 forfeiting at random moments: during setup, holding a drawn card, out of turn,
 between rounds. Every game must finish without an exception, every card must stay in
