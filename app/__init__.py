@@ -56,6 +56,7 @@ def create_app(config: dict | None = None) -> Flask:
         INLINE_BOTS=False,
         # Multi-process mode (README): pushes and presence through Redis.
         REDIS_URL=os.environ.get("SKYMO_REDIS_URL") or None,
+        REDIS_PREFIX=os.environ.get("SKYMO_REDIS_PREFIX", "skymo:"),
         DB_POOL_SIZE=int(os.environ.get("SKYMO_DB_POOL", "32")),
     )
     if config:
