@@ -53,6 +53,7 @@ def create_app(config: dict | None = None) -> Flask:
         INLINE_BOTS=False,
         # Multi-process mode (README): pushes and presence through Redis.
         REDIS_URL=os.environ.get("SKYMO_REDIS_URL") or None,
+        REDIS_PREFIX=os.environ.get("SKYMO_REDIS_PREFIX", "skymo:"),
         DB_POOL_SIZE=int(os.environ.get("SKYMO_DB_POOL", "32")),
     )
     if config:
@@ -65,7 +66,19 @@ def create_app(config: dict | None = None) -> Flask:
     tables.init_app(app)
     sock.init_app(app)
 
-    from .web import auth, compress, lobby, replay, score, security, table, ws
+    from .web import (
+        auth,
+        compress,
+        extras,
+        lobby,
+        pwa,
+        reactions,
+        replay,
+        score,
+        security,
+        table,
+        ws,
+    )
     from .web import stats as stats_pages
 
     security.init_app(app)
@@ -74,6 +87,9 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_blueprint(lobby.bp)
     app.register_blueprint(table.bp)
     app.register_blueprint(stats_pages.bp)
+    extras.init_app(app)
+    pwa.init_app(app)
+    reactions.init_app(app)
     score.init_app(app)
     replay.init_app(app)
     ws.init_app(app)

@@ -6,8 +6,9 @@ that socket's own queue. A sender per socket (a greenlet under gevent) writes it
 a slow or stalled reader never delays the player who moved nor anyone else: when its
 queue is full it is dropped (the page reconnects and gets the whole table).
 
-`publish` is the transport the change step calls; another process layout can fan a
-snapshot out to every process behind the same call."""
+`publish` is the transport the change step calls. In the multi-process mode it also
+announces the change to the other processes (app.cluster.Fanout, through Redis), which
+push it to their own sockets with `push_local`."""
 
 from __future__ import annotations
 
@@ -108,6 +109,11 @@ class Hub:
         self._lock = threading.Lock()
         self._tables: dict[str, set[Connection]] = {}
         self._renderer: Renderer | None = None
+        # fanout(code, what, version or None): tell the other processes (multi-process mode)
+        self._fanout: Callable[[str, str, int | None], None] | None = None
+
+    def set_fanout(self, fanout: Callable[[str, str, int | None], None] | None) -> None:
+        self._fanout = fanout
 
     def set_renderer(self, renderer: Renderer) -> None:
         self._renderer = renderer
@@ -141,9 +147,21 @@ class Hub:
         with self._lock:
             return len(self._tables)
 
+    def codes(self) -> list[str]:
+        """The tables with a socket in this process."""
+        with self._lock:
+            return list(self._tables)
+
     def publish(self, code: str, what: str = "table", snapshot=None) -> None:
-        """Render `what` and hand it to every socket at the table. `snapshot` is the
-        state just committed, if the caller has it (saves loading it again)."""
+        """Render `what` and hand it to every socket at the table, in every process.
+        `snapshot` is the state just committed, if the caller has it (saves loading it
+        again)."""
+        self.push_local(code, what, snapshot)
+        if self._fanout is not None:
+            self._fanout(code, what, snapshot.version if snapshot is not None else None)
+
+    def push_local(self, code: str, what: str = "table", snapshot=None) -> None:
+        """`publish`, to this process's sockets only."""
         conns = self.connections(code)
         if conns:
             self._push(code, conns, what, snapshot)

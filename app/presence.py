@@ -3,8 +3,9 @@ without JavaScript has no socket). The scheduler's timers for absent players and
 "away" tags read it.
 
 In-process and indexed by table: a lookup never scans other tables, and a table's
-entries go when it closes or once they are old (`sweep`). Another process layout can
-put a shared store behind the same methods."""
+entries go when it closes or once they are old (`sweep`). In the multi-process mode a
+shared store (app.cluster.SharedPresence, in Redis) is consulted as well: this process's
+own sockets and requests are written to it, and lookups see every process's."""
 
 from __future__ import annotations
 
@@ -29,6 +30,11 @@ class Presence:
         self._seen: dict[str, dict[int, float]] = {}  # code -> seat id -> present until
         self._listeners: list[Callable[[str, int, bool], None]] = []
         self.started_at = time.time()
+        self.shared = None  # app.cluster.SharedPresence in the multi-process mode
+
+    def share(self, store) -> None:
+        """Also keep presence in `store` (None: this process only)."""
+        self.shared = store
 
     def on_change(self, listener: Callable[[str, int, bool], None]) -> None:
         """listener(code, seat_id, present) runs when a seat's first socket opens or
@@ -45,6 +51,8 @@ class Presence:
             seats[seat_id] = seats.get(seat_id, 0) + 1
             first = seats[seat_id] == 1
         if first:
+            if self.shared is not None:
+                self.shared.opened(code, seat_id)
             self._notify(code, seat_id, True)
 
     def closed(self, code: str, seat_id: int | None) -> None:
@@ -61,6 +69,8 @@ class Presence:
                 self._sockets.pop(code, None)
             seen = self._seen.setdefault(code, {})
             seen[seat_id] = max(seen.get(seat_id, 0.0), time.time())
+        if self.shared is not None:
+            self.shared.closed(code, seat_id)
         self._notify(code, seat_id, False)
 
     def touch(self, code: str, seat_id: int) -> None:
@@ -69,11 +79,15 @@ class Presence:
         with self._lock:
             seen = self._seen.setdefault(code, {})
             seen[seat_id] = max(seen.get(seat_id, 0.0), until)
+        if self.shared is not None:
+            self.shared.seen(code, seat_id, until)
 
     def seen(self, code: str, seat_id: int, until: float) -> None:
         """This seat counts as present until `until`, then away from that moment."""
         with self._lock:
             self._seen.setdefault(code, {})[seat_id] = until
+        if self.shared is not None:
+            self.shared.seen(code, seat_id, until)
 
     # ----- lookups -----------------------------------------------------------------
     def present(self, code: str) -> set[int]:
@@ -81,7 +95,9 @@ class Presence:
         now = time.time()
         with self._lock:
             recent = {s for s, until in self._seen.get(code, {}).items() if until > now}
-            return set(self._sockets.get(code, ())) | recent
+            mine = set(self._sockets.get(code, ())) | recent
+        shared = self.shared.present(code, now) if self.shared is not None else None
+        return mine | (shared or set())
 
     def absent_from(self, code: str, seat_id: int) -> float | None:
         """From when this seat is away: None while it has an open socket; else the end
@@ -89,7 +105,16 @@ class Presence:
         with self._lock:
             if seat_id in self._sockets.get(code, ()):
                 return None
-            return self._seen.get(code, {}).get(seat_id, self.started_at)
+            mine = self._seen.get(code, {}).get(seat_id)
+        if self.shared is not None:
+            shared = self.shared.absent_from(code, seat_id, time.time())
+            if shared is not None:  # None: Redis did not answer, this process decides
+                socket_open, since = shared
+                if socket_open:
+                    return None
+                times = [t for t in (since, mine) if t is not None]
+                return max(times) if times else self.started_at
+        return self.started_at if mine is None else mine
 
     def away_since(self, code: str, seat_id: int, now: float | None = None) -> float | None:
         """When this seat stopped being present, or None while it is present."""
@@ -102,6 +127,13 @@ class Presence:
         """A closed table: nothing of it is kept (its sockets close on their own)."""
         with self._lock:
             self._seen.pop(code, None)
+        if self.shared is not None:
+            self.shared.forget(code)
+
+    def held(self) -> list[tuple[str, int]]:
+        """(code, seat id) of every seat with a socket open in this process."""
+        with self._lock:
+            return [(code, seat) for code, seats in self._sockets.items() for seat in seats]
 
     def sweep(self, now: float | None = None) -> int:
         """Drop "last seen" times older than FORGET_AFTER; returns how many went."""

@@ -28,8 +28,9 @@ Printed at the end (a table, or JSON with --json):
 * errors, which should all be 0: HTTP answers other than 2xx/3xx and other than the
   expected "the table changed before your action arrived" (stale version) answer,
   failed requests, dropped sockets, pushes that never arrived, stalled tables;
-* accepted moves per second, the server's memory at the end (VmRSS and VmHWM of the
-  gunicorn worker from /proc/<pid>/status) and CPU used by server and benchmark;
+* accepted moves per second, the server's memory at the end (VmRSS and VmHWM of each
+  gunicorn worker from /proc/<pid>/status), CPU used by the server (all workers; also
+  per accepted move) and by the benchmark, and the machine's load average;
 * the table page's weight mid-game, fetched as a player with Accept-Encoding: gzip: the
   HTML, its stylesheet and scripts, raw and gzipped, and the total gzipped against the
   30 KB budget.
@@ -40,6 +41,15 @@ Usage, from the repository root with the project's virtualenv:
     .venv/bin/python benchmarks/web_bench.py --tables 10 --seconds 20 --server dev
     .venv/bin/python benchmarks/web_bench.py --moves 30 --think 0 --json > bench.json
     .venv/bin/python benchmarks/web_bench.py --end-score 10   # short games: rematches too
+
+Multi-process mode: --postgres URL (a PostgreSQL server; the run gets a fresh database
+on it, dropped at the end) with --redis URL (default redis://127.0.0.1:6379/0; the run
+gets its own key prefix, removed at the end) and --workers N (gunicorn processes; the
+kernel spreads the connections over them, so the players of one table mostly sit on
+different processes and their pushes cross through Redis):
+
+    PG=postgresql://postgres@127.0.0.1/postgres
+    .venv/bin/python benchmarks/web_bench.py --workers 2 --postgres $PG
 
 Options: --tables (100), --players (4), --seconds (60), --moves (0: no cap), --think
 (1.0), --ramp (10), --take (0.2: share of turns that take the discard), --end-score
@@ -110,7 +120,7 @@ def free_port() -> int:
 class Server:
     """The server process under test, on a fresh instance folder."""
 
-    def __init__(self, kind: str, tmp: Path, threads: int | None):
+    def __init__(self, kind: str, tmp: Path, threads: int | None, env: dict | None = None):
         self.kind = kind
         self.tmp = tmp
         self.port = free_port()
@@ -118,6 +128,8 @@ class Server:
         self.proc: subprocess.Popen | None = None
         self.log_path = tmp / "server.log"
         self.threads = threads
+        self.extra_env = env or {}
+        self.mode = "SQLite"
 
     def start(self, timeout: float = 30.0) -> None:
         env = {
@@ -126,6 +138,7 @@ class Server:
             "SKYMO_HOST": "127.0.0.1",
             "SKYMO_INSTANCE_PATH": str(self.tmp / "instance"),
             "SKYMO_SECRET_KEY": "web-bench-" + os.urandom(8).hex(),
+            **self.extra_env,
         }
         if self.threads:
             env["SKYMO_THREADS"] = str(self.threads)
@@ -155,11 +168,16 @@ class Server:
         raise RuntimeError(f"the server did not answer within {timeout:.0f} s:\n{self.log_tail()}")
 
     def worker_pid(self) -> int | None:
-        """The process that serves requests: gunicorn's (only) worker, or the dev server."""
+        """The process that serves requests: gunicorn's first worker, or the dev server."""
+        pids = self.worker_pids()
+        return pids[0] if pids else None
+
+    def worker_pids(self) -> list[int]:
+        """The processes that serve requests: gunicorn's workers, or the dev server."""
         if self.proc is None or self.proc.poll() is not None:
-            return None
+            return []
         if self.kind != "gunicorn":
-            return self.proc.pid
+            return [self.proc.pid]
         try:
             children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text()
             pids = [int(p) for p in children.split()]
@@ -173,7 +191,7 @@ class Server:
                         continue
                     if int(stat.rsplit(")", 1)[1].split()[1]) == self.proc.pid:
                         pids.append(int(entry.name))
-        return pids[0] if pids else None
+        return sorted(pids)
 
     def stop(self) -> None:
         if self.proc is None:
@@ -213,6 +231,43 @@ def proc_status(pid: int | None) -> dict:
     except OSError:
         pass
     return out
+
+
+class Cluster:
+    """The multi-process mode's services for one run: a fresh PostgreSQL database and a
+    Redis key prefix of its own, both removed afterwards."""
+
+    def __init__(self, postgres: str, redis_url: str, workers: int):
+        import psycopg
+
+        self.admin_url = postgres
+        self.name = "skymo_bench_" + os.urandom(5).hex()
+        with psycopg.connect(postgres, autocommit=True) as con:
+            con.execute(f'CREATE DATABASE "{self.name}"')
+        self.redis_url = redis_url
+        self.prefix = f"skymo-bench-{os.urandom(4).hex()}:"
+        self.env = {
+            "SKYMO_DATABASE_URL": postgres.rsplit("/", 1)[0] + "/" + self.name,
+            "SKYMO_REDIS_URL": redis_url,
+            "SKYMO_REDIS_PREFIX": self.prefix,
+        }
+        if workers:
+            self.env["SKYMO_WORKERS"] = str(workers)
+
+    def drop(self) -> None:
+        import psycopg
+        import redis
+
+        with psycopg.connect(self.admin_url, autocommit=True) as con:
+            con.execute(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+        client = redis.Redis.from_url(self.redis_url)
+        keys = list(client.scan_iter(match=self.prefix + "*", count=1000))
+        if keys:
+            client.delete(*keys)
+
+
+def cpu_of(pids: list[int]) -> float:
+    return sum(proc_status(pid).get("cpu", 0.0) for pid in pids)
 
 
 # ----- one person's browser ------------------------------------------------------------
@@ -651,8 +706,8 @@ class Bench:
             player.actor.start()
         time.sleep(0.5)  # let the sockets' first pushes (and presence pushes) arrive
 
-        pid = self.server.worker_pid()
-        cpu0, client0 = proc_status(pid).get("cpu", 0.0), sum(os.times()[:2])
+        pids = self.server.worker_pids()
+        cpu0, client0 = cpu_of(pids), sum(os.times()[:2])
         started = time.perf_counter()
         self.stats.last_progress = time.monotonic()
         self.go.set()
@@ -676,7 +731,7 @@ class Bench:
         for player in self.players():
             player.actor.join(30)
         elapsed = time.perf_counter() - started
-        cpu1, client1 = proc_status(pid).get("cpu", 0.0), sum(os.times()[:2])
+        cpu1, client1 = cpu_of(pids), sum(os.times()[:2])
 
         # Let the last pushes arrive: wait until no socket has received anything for 1 s.
         drain_until = time.perf_counter() + 10
@@ -688,7 +743,7 @@ class Bench:
             last = count
             time.sleep(1.0)
 
-        memory = proc_status(pid)
+        memory = [proc_status(pid) for pid in pids]
         weight = self.page_weight()
         for player in self.players():
             player.close()
@@ -815,12 +870,18 @@ class Bench:
             "rounds_begun": sum(t.rounds for t in self.tables),
             "games_finished": sum(t.games_finished for t in self.tables),
             "server": {
+                "mode": self.server.mode,
+                "workers": len(memory),
                 "pid": self.server.worker_pid(),
-                "rss_kb": memory.get("VmRSS"),
-                "peak_rss_kb": memory.get("VmHWM"),
-                "threads": memory.get("Threads"),
+                "rss_kb": memory[0].get("VmRSS") if memory else None,
+                "peak_rss_kb": memory[0].get("VmHWM") if memory else None,
+                "rss_kb_per_worker": [m.get("VmRSS") for m in memory],
+                "peak_rss_kb_per_worker": [m.get("VmHWM") for m in memory],
+                "threads": memory[0].get("Threads") if memory else None,
                 "cpu_seconds": server_cpu,
                 "cpu_share": server_cpu / elapsed if elapsed else 0.0,
+                "cpu_ms_per_move": 1000 * server_cpu / stats.accepted if stats.accepted else None,
+                "load_average": os.getloadavg(),
             },
             "client_cpu_seconds": client_cpu,
             "client_cpu_share": client_cpu / elapsed if elapsed else 0.0,
@@ -895,12 +956,15 @@ def render(result: dict) -> str:
     for sample in result["error_samples"]:
         out.append(f"  e.g. {sample}")
     s = result["server"]
-    rss = f"{s['rss_kb'] / 1024:.1f} MB" if s["rss_kb"] else "?"
-    peak = f"{s['peak_rss_kb'] / 1024:.1f} MB" if s["peak_rss_kb"] else "?"
+    mb = [f"{kb / 1024:.1f}" if kb else "?" for kb in s["rss_kb_per_worker"]]
+    peak = [f"{kb / 1024:.1f}" if kb else "?" for kb in s["peak_rss_kb_per_worker"]]
+    per_move = f"{s['cpu_ms_per_move']:.1f} ms" if s["cpu_ms_per_move"] else "?"
     out.append(
-        f"server worker (pid {s['pid']}): RSS {rss} at the end (peak {peak}), "
-        f"{s['threads']} threads; CPU {s['cpu_seconds']:.1f} s = {s['cpu_share']:.0%} of a "
-        f"core; benchmark client CPU {result['client_cpu_share']:.0%} of a core"
+        f"server ({s['mode']}, {s['workers']} worker(s)): RSS {' / '.join(mb)} MB at the end "
+        f"(peak {' / '.join(peak)} MB); CPU {s['cpu_seconds']:.1f} s = {s['cpu_share']:.0%} "
+        f"of a core, {per_move} per accepted move; benchmark client CPU "
+        f"{result['client_cpu_share']:.0%} of a core; load average at the end "
+        + " ".join(f"{x:.1f}" for x in s["load_average"])
     )
     w = result["page_weight"]
     out.append("")
@@ -945,6 +1009,16 @@ def main(argv=None) -> int:
     parser.add_argument("--no-rematch", dest="rematch", action="store_false")
     parser.add_argument("--server", choices=("gunicorn", "dev"), default="gunicorn")
     parser.add_argument("--threads", type=int, help="SKYMO_THREADS for gunicorn")
+    parser.add_argument(
+        "--postgres",
+        metavar="URL",
+        help="multi-process mode: a PostgreSQL server (e.g. postgresql://postgres@127.0.0.1/"
+        "postgres); a fresh database is created on it for the run and dropped after",
+    )
+    parser.add_argument(
+        "--redis", metavar="URL", default="redis://127.0.0.1:6379/0", help="with --postgres"
+    )
+    parser.add_argument("--workers", type=int, default=0, help="SKYMO_WORKERS (with --postgres)")
     parser.add_argument("--stall", type=float, default=30, help="give up after this idle time")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
@@ -964,7 +1038,9 @@ def main(argv=None) -> int:
 
     signal.signal(signal.SIGTERM, terminate)
     tmp = Path(tempfile.mkdtemp(prefix="skymo-bench-"))
-    server = Server(args.server, tmp, args.threads)
+    cluster = Cluster(args.postgres, args.redis, args.workers) if args.postgres else None
+    server = Server(args.server, tmp, args.threads, cluster.env if cluster else None)
+    server.mode = "PostgreSQL + Redis" if cluster else "SQLite"
     bench = None
     try:
         log(f"starting the {args.server} server on {server.url} (log: {server.log_path})")
@@ -985,6 +1061,8 @@ def main(argv=None) -> int:
                 player.closing = True
                 player.shutdown()
         server.stop()
+        if cluster is not None:
+            cluster.drop()
         if not args.keep:
             for path in sorted(tmp.rglob("*"), reverse=True):
                 path.rmdir() if path.is_dir() else path.unlink()

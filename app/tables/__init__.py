@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..hub import hub
 from ..presence import presence
+from . import scheduler as scheduler_module
 from . import step
 from .automation import next_automatic, run_automatic, settings
 from .lobby import (
@@ -74,14 +75,23 @@ def init_app(app) -> None:
     settings.inline_bots = bool(app.config.get("INLINE_BOTS", False))
     step.set_transport(_forget_closed)
     step.set_scheduler(schedule)
+    active = scheduler
+    if app.config.get("REDIS_URL"):
+        from .. import cluster  # PostgreSQL + Redis: many processes
+
+        active = cluster.init_app(app)
+    else:
+        hub.set_fanout(None)
+        presence.share(None)
+    scheduler_module.use(active)
     if not settings.inline_bots:
-        scheduler.start(app)
+        active.start(app)
         presence.on_change(_wake_on_presence)
 
 
 def _wake_on_presence(code: str, seat_id: int, present: bool) -> None:
     """Someone left or came back: their turns, forfeits and the host may change."""
-    scheduler.wake(code)
+    scheduler_module.wake(code)
 
 
 __all__ = [

@@ -94,6 +94,17 @@ class Scheduler:
 
 scheduler = Scheduler()
 _inline = threading.local()
+_active = scheduler  # the multi-process mode runs app.cluster.DueScheduler instead
+
+
+def use(active) -> None:
+    """The scheduler that `wake` and `schedule` hand tables to (start, wake)."""
+    global _active
+    _active = active
+
+
+def wake(code: str, snap: Snapshot | None = None) -> None:
+    _active.wake(code, snap)
 
 
 def schedule(snap: Snapshot) -> None:
@@ -109,4 +120,4 @@ def schedule(snap: Snapshot) -> None:
         finally:
             _inline.running = False
         return
-    scheduler.wake(snap.code, snap)
+    _active.wake(snap.code, snap)

@@ -10,6 +10,7 @@ instead of the whole growing game."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections import OrderedDict, defaultdict
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ..engine import GAME_OVER, Game
 from ..engine.game import Round
-from ..models import GameRecord, PastRound, Seat, Table, db, utcnow
+from ..models import GameRecord, PastRound, Seat, Table, db, for_update, on_postgres, utcnow
 
 
 class TableError(Exception):
@@ -130,8 +131,11 @@ class Store:
         with self._guard:
             lock = self._locks[code]
             self._users[code] += 1
+        # On PostgreSQL many processes write at once: the table row's lock (for_change)
+        # orders changes, and one write at a time per process would only queue them.
+        write_lock = contextlib.nullcontext() if on_postgres() else self._write_lock
         try:
-            with lock, self._write_lock, db.atomic():
+            with lock, write_lock, db.atomic():
                 yield
         finally:
             with self._guard:
@@ -163,10 +167,14 @@ class Store:
         return snap
 
     def for_change(self, code: str) -> Snapshot | None:
-        """Under the table's lock: the snapshot to change, with a forked game."""
-        snap = self.current(code)
-        if snap is None:
+        """Under the table's lock: the snapshot to change, with a forked game. On
+        PostgreSQL the row stays locked (SELECT ... FOR UPDATE) until the change commits:
+        a change of the same table in another process waits, then sees this one."""
+        code = (code or "").strip().upper()
+        table = for_update(Table.select().where(Table.code == code)).get_or_none()
+        if table is None:
             return None
+        snap = self.snapshot_of(table)
         return Snapshot(snap.table, list(snap.seats), fork(snap.game), snap.past_rounds)
 
     def _load_game(self, table: Table) -> tuple[Game | None, int]:

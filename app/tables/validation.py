@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import regex
 from flask_babel import gettext as _
 
 from ..engine import RuleError, RuleSet
@@ -11,6 +12,7 @@ from ..models import Seat
 from .store import TableError
 
 NAME_MAX = 20
+NAME_CODE_POINTS = 200  # what the NAME_MAX characters a person sees may hide
 GRACE_RANGE = (5, 120)
 REJOIN_RANGE = (30, 1800)
 
@@ -22,7 +24,8 @@ def clean_name(name, seats: list[Seat] | None = None, exclude: Seat | None = Non
     name = " ".join(name.split())  # trims, and folds runs of spaces
     if not name:
         raise TableError(_("Type a name."), field="name")
-    if len(name) > NAME_MAX:
+    # Counted as a person sees characters (an emoji family is one), as the page does.
+    if len(regex.findall(r"\X", name)) > NAME_MAX or len(name) > NAME_CODE_POINTS:
         raise TableError(_("A name has at most %(num)s characters.", num=NAME_MAX), field="name")
     if any(ord(ch) < 32 for ch in name):
         raise TableError(_("That name has characters we cannot show."), field="name")

@@ -17,6 +17,7 @@ TEXT_TYPES = {
     "text/javascript",
     "application/json",
     "image/svg+xml",
+    "application/manifest+json",
 }
 _cache: dict[str, bytes] = {}
 

@@ -64,6 +64,11 @@ def grid_html(rows: list[list[dict]], label: str) -> Markup:
     )
 
 
+def face_up(grid: list[list[dict]]) -> int:
+    """The points a grid's face-up cards add up to (shown while a round is played)."""
+    return sum(c["value"] for row in grid for c in row if c["state"] == "up")
+
+
 def cells(grid: list[list[dict]]) -> list[list[dict]]:
     """A view's grid as cards to show: state, value, colour, spoken label and HTML."""
     t = get_translations()  # looked up once per grid: this runs for every card
@@ -135,6 +140,7 @@ class Shared:
                 "is_turn": rnd["turn"] == pid,
                 "is_ender": rnd["ender"] == pid,
                 "grid_html": grid_html(self.cells[pid], _("%(name)s's grid", name=self.names[pid])),
+                "face_up": face_up(self.cells[pid]),
                 "setup_left": rnd["setup_left"].get(pid, 0),
             }
             for pid in rnd["seating"]

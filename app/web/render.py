@@ -78,13 +78,17 @@ def shared_part(snap: Snapshot, present: set[int], i18n_ctx: dict | None = None)
         show_totals = shared.rules.show_running_score or snap.game.is_over
         extra = i18n_ctx or fast_gettext(get_translations())
         for o in shared.opponent.values():
-            o["html"] = Markup(template.render(o=o, show_totals=show_totals, **extra))
+            o["html"] = Markup(
+                template.render(
+                    o=o, show_totals=show_totals, code=snap.code, phase=snap.game.phase, **extra
+                )
+            )
     return shared
 
 
 @lru_cache(maxsize=256)
 def qr_svg(url: str) -> str:
-    return segno.make(url, error="m").svg_inline(scale=4, border=2, dark="#1b2a3a")
+    return segno.make(url, error="m").svg_inline(border=2, dark="#1b2a3a", omitsize=True)
 
 
 def render_push(

@@ -163,7 +163,18 @@ def remove_seat(code: str, seat_id: str):
 
 @bp.post("/<code>/start")
 def start(code: str):
-    return act(code.upper(), tables.start, request.form.get("version"))
+    return act(code.upper(), start_with_rules, request.form)
+
+
+def start_with_rules(code: str, seat, form):
+    """The Start button sends the rules form as it stands: those rules are saved first
+    (a bad value stops the start, its message next to its field), then the game starts."""
+    version = form.get("version")
+    if "end_score" in form:
+        if str(tables.get_table(code).version) != str(version):
+            raise tables.Stale()
+        version = tables.update_rules(code, seat, form).version
+    return tables.start(code, seat, version)
 
 
 def parse_action(form):

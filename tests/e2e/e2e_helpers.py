@@ -84,9 +84,17 @@ def join(page: Page, invite: str, name: str) -> None:
 def set_rules(page: Page, **fields: str) -> None:
     """fields: label -> value, e.g. {"End score": "10"}; then Save rules."""
     form = page.locator("#rules-form")
+    open_rules(page)
     for label, value in fields.items():
         form.get_by_label(label, exact=True).fill(value)
     click_and_wait_change(page, form.get_by_role("button", name="Save rules"))
+
+
+def open_rules(page: Page) -> None:
+    """Unfold the host's rules form (folded on a short lobby)."""
+    fold = page.locator("#rules-form details")
+    if not fold.evaluate("d => d.open"):
+        click(page, fold.locator("summary"))
 
 
 def add_bot(page: Page, kind: str = "greedy") -> None:

@@ -14,6 +14,7 @@ from e2e_helpers import (
     RESULTS,
     click_and_wait_change,
     mark_alive,
+    open_rules,
     settle,
     still_alive,
     sync,
@@ -90,6 +91,7 @@ def test_a_french_phone_and_a_german_desktop_at_one_table(server, new_context, s
     phone.wait_for_url(re.compile(r"/t/[A-Z0-9]+$"))
     settle(phone)
     form = phone.locator("#rules-form")
+    open_rules(phone)  # folded on a short lobby
     form.get_by_label("Rangées", exact=True).fill("2")
     form.get_by_label("Colonnes", exact=True).fill("2")
     form.get_by_label("Cartes retournées au début", exact=True).fill("1")

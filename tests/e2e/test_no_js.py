@@ -50,7 +50,13 @@ def test_joining_and_playing_work_by_submitting_forms(server, new_context):
     submit(guest, guest.locator("#join").get_by_role("button", name="Join"))
     expect(guest.locator("#seats li.me")).to_contain_text("Bea")
 
+    # A guest who only waits has a page that reloads itself (there are no pushes).
+    expect(guest.locator("noscript")).to_have_count(2)
+    assert 'http-equiv="refresh"' in guest.content()
+    assert 'http-equiv="refresh"' not in host.content()  # the host is busy with the rules
+
     rules = host.locator("#rules-form")
+    rules.locator("summary").click()  # <details> opens without JavaScript
     rules.get_by_label("Rows", exact=True).fill("2")
     # Without a socket nobody counts as present: give "away" players time to move.
     rules.get_by_label("Grace period (s)").fill("120")

@@ -8,8 +8,10 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -155,3 +157,59 @@ def cluster(tmp_path, multi_env):
     yield start
     for server in servers:
         server.stop()
+
+
+class Relay:
+    """A TCP relay to PostgreSQL or Redis that a test can cut (every connection through it
+    drops, new ones are refused) and restore: the service "goes away" without stopping
+    the shared server."""
+
+    def __init__(self, target: tuple[str, int]):
+        self.target = target
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.open = True
+        self.socks: list[socket.socket] = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            if not self.open:
+                client.close()
+                continue
+            upstream = socket.create_connection(self.target)
+            with self.lock:
+                self.socks += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(a, b):
+        try:
+            while data := a.recv(65536):
+                b.sendall(data)
+        except OSError:
+            pass
+        for s in (a, b):
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+
+    def cut(self):
+        self.open = False
+        with self.lock:
+            for s in self.socks:
+                with contextlib.suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
+            self.socks.clear()
+
+    def restore(self):
+        self.open = True
+
+    def close(self):
+        self.cut()
+        self.listener.close()

@@ -4,13 +4,10 @@ an unreachable PostgreSQL gives a 503 page with nothing half-written."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-import socket
 import subprocess
 import sys
-import threading
 
 import peewee as pw
 import psycopg
@@ -19,6 +16,7 @@ import pytest
 from app import create_app, deploy
 from app.models import MODELS, Table, db
 from tests.conftest import ROOT, Browser
+from tests.scale.conftest import Relay
 
 REDIS = "redis://127.0.0.1:6379/0"
 PG = "postgresql://postgres@127.0.0.1:5432/skymo"
@@ -103,63 +101,8 @@ def test_processes_starting_together_create_the_schema_once(pg_url, tmp_path):
 
 
 # ----- PostgreSQL unreachable ---------------------------------------------------------------
-class Relay:
-    """A TCP relay to PostgreSQL that the test can cut (every connection through it drops)
-    and restore: the database "goes away" without stopping the shared server."""
-
-    def __init__(self, target=("127.0.0.1", 5432)):
-        self.target = target
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        self.open = True
-        self.socks: list[socket.socket] = []
-        self.lock = threading.Lock()
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            if not self.open:
-                client.close()
-                continue
-            upstream = socket.create_connection(self.target)
-            with self.lock:
-                self.socks += [client, upstream]
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
-
-    @staticmethod
-    def _pipe(a, b):
-        try:
-            while data := a.recv(65536):
-                b.sendall(data)
-        except OSError:
-            pass
-        for s in (a, b):
-            with contextlib.suppress(OSError):
-                s.shutdown(socket.SHUT_RDWR)
-
-    def cut(self):
-        self.open = False
-        with self.lock:
-            for s in self.socks:
-                with contextlib.suppress(OSError):
-                    s.shutdown(socket.SHUT_RDWR)
-            self.socks.clear()
-
-    def restore(self):
-        self.open = True
-
-    def close(self):
-        self.cut()
-        self.listener.close()
-
-
 def test_without_postgres_pages_say_so_and_nothing_is_half_written(pg_url):
-    relay = Relay()
+    relay = Relay(("127.0.0.1", 5432))
     url = pg_url.replace("127.0.0.1:5432", f"127.0.0.1:{relay.port}")
     app = create_app({"TESTING": True, "SECRET_KEY": "t", "DATABASE_URL": url, "INLINE_BOTS": True})
     try:

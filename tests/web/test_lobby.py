@@ -180,6 +180,26 @@ def test_create_accepts_twenty_characters(browser):
     assert Seat.get(Seat.table == code).name == "y" * 20
 
 
+FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"  # one character seen
+
+
+def test_names_are_counted_as_a_person_sees_characters(browser):
+    """An emoji family is 7 code points (11 UTF-16 units) but one character: 20 of them
+    are a name, 21 are not, as the page counts them (Intl.Segmenter)."""
+    ann = browser()
+    code = ann.create(FAMILY * 20)
+    assert Seat.get(Seat.table == code).name == FAMILY * 20
+    response = browser().post("/tables", {"name": FAMILY * 21})
+    assert response.status_code == 400
+    assert "A name has at most 20 characters." in response.data.decode()
+    # What one such character can hide is bounded too (200 code points in all).
+    response = browser().post("/tables", {"name": "e" + "\u0301" * 250})
+    assert response.status_code == 400
+    # The page checks with the same limit.
+    field = parse(ann.get("/").data).find("input", name="name")
+    assert field.attrs["data-graphemes"] == "20" and "maxlength" not in field.attrs
+
+
 def test_create_without_a_name_field(browser):
     ann = browser()
     ann.get("/")

@@ -467,7 +467,10 @@ def test_host_starts_the_game(browser, htmx):
 def test_start_with_one_seat(browser):
     (ann,) = seat_table(browser, ("Ann",))
     doc = parse(ann.page())
-    assert "disabled" in doc.find("form", action=f"/t/{ann.code}/start").find("button").attrs
+    start = next(
+        b for b in doc.find_all("button") if b.attrs.get("formaction", "").endswith("/start")
+    )
+    assert "disabled" in start.attrs
     before = snapshot(ann.code)
     for htmx in (False, True):
         response = ann.post(f"/t/{ann.code}/start", {"version": ann.version()}, htmx=htmx)
@@ -957,3 +960,58 @@ def test_posts_to_an_unknown_table(browser, url):
     response = ann.post(f"/t/NOSUCH{url}", {"name": "Ann", "version": "0", "type": "draw"})
     assert response.status_code == 404
     assert NOT_FOUND in error_text(response)
+
+
+# ----- issue 11: Start sends the rules form; a full table offers watching; game numbers ------
+def test_start_saves_the_rules_form_as_it_stands(browser):
+    ann, bob = seat_table(browser, ("Ann", "Bob"))
+    doc = parse(ann.page())
+    button = next(
+        b for b in doc.find_all("button") if b.attrs.get("formaction", "").endswith("/start")
+    )
+    assert button.attrs["form"] == "rules" and doc.find("form", id="rules") is not None
+    form = {**GOOD_RULES, "end_score": "15", "version": ann.version()}
+    response = ann.post(f"/t/{ann.code}/start", form, htmx=True)
+    assert response.status_code == 200
+    table = table_row(ann.code)
+    assert table.status == Table.PLAYING
+    assert game_of(ann.code).rules.end_score == 15 and game_of(ann.code).rules.cols == 3
+
+
+@each("htmx", [False, True])
+def test_start_with_a_bad_rule_starts_nothing_and_says_why_at_the_field(browser, htmx):
+    ann, bob = seat_table(browser, ("Ann", "Bob"))
+    before = snapshot(ann.code)
+    form = {**GOOD_RULES, "rows": "2", "cols": "2", "initial_flips": "4", "version": ann.version()}
+    response = ann.post(f"/t/{ann.code}/start", form, htmx=htmx)
+    assert response.status_code == 400
+    doc = parse(response.data)
+    field = doc.by_id("r-flips")
+    assert field.attrs["aria-invalid"] == "true" and field.attrs["value"] == "4"
+    assert "Cards turned at the start" in doc.by_id("r-flips-error").text()
+    assert doc.find("details", cls="fold").attrs.get("open") is not None  # unfolded
+    assert snapshot(ann.code) == before
+    # A stale page's Start changes nothing either.
+    stale = {**GOOD_RULES, "version": str(int(ann.version()) - 1)}
+    assert ann.post(f"/t/{ann.code}/start", stale).status_code == 409
+    assert snapshot(ann.code) == before
+
+
+def test_a_full_table_offers_watching_not_joining(browser):
+    people = seat_table(browser, ("P1", "P2", "P3", "P4"), bots=("random",) * 4)
+    late = browser()
+    doc = parse(late.get(f"/t/{people[0].code}").data)
+    join = doc.by_id("join")
+    assert join.find("form") is None and join.find("input") is None
+    assert "Watch this game" in join.text() and "You can watch" in join.text()
+    assert "stay on this page to watch" in doc.by_id("lobby-actions").text()
+
+
+def test_a_rematch_says_which_game_it_is(browser):
+    ann, bob = finish_small_game(browser)
+    assert "Game 2" not in ann.page()
+    for who in (ann, bob):
+        assert who.post(f"/t/{ann.code}/rematch", {"version": who.version()}).status_code == 303
+    assert ann.post(f"/t/{ann.code}/rematch/start", {"version": ann.version()}).status_code == 303
+    roundline = parse(bob.page()).find("p", cls="roundline")
+    assert roundline.find("span").text() == "Game 2 · Round 1"

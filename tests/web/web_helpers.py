@@ -312,6 +312,25 @@ def vote_next_round(players: list[Player]) -> None:
 
 # ----- the secrecy scanner -------------------------------------------------------------
 ALLOWED_HIDDEN = {"csrf_token", "version", "type"}
+# The data attributes the page's script reads, and the values each may have (none can
+# carry a card value: no free number but the countdowns' seconds).
+ALLOWED_DATA = {
+    "data-status": re.compile(r"lobby|playing|finished|closed"),
+    "data-turn": re.compile(r"[01]"),
+    "data-turn-title": re.compile(r"[^\d]+"),
+    "data-round": re.compile(r"\d+-\d+"),
+    "data-left": re.compile(r"\d+(\.\d+)?"),
+    "data-until": re.compile(r"1"),
+    "data-copy": re.compile(r"invite"),
+    "data-share": re.compile(r"invite"),
+    "data-done": re.compile(r"[^\d]+"),
+    "data-fail": re.compile(r"[^\d]+"),
+    "data-title": re.compile(r"[^\d]+"),
+    "data-graphemes": re.compile(r"20"),
+    "data-too-long": re.compile(r"[^\d]*20[^\d]*"),
+    "data-sound": re.compile(r""),
+    "data-sw": re.compile(r"/sw\.js"),
+}
 MOVE_TYPES = {"reveal", "take_discard", "draw", "keep_drawn", "discard_drawn"}
 LOCATOR = re.compile(r"Row \d+, column \d+")
 PUT = re.compile(r"Put the (-?\d+) here")
@@ -341,7 +360,9 @@ def scan(html: str, game: Game | None, viewer: str | None, version=None, doc=Non
     nodes = list(doc.iter())
     for node in nodes:
         for name, value in node.attrs.items():
-            if name.startswith("data-") and name != "data-version":
+            allowed = ALLOWED_DATA.get(name)
+            bad = allowed is None or not allowed.fullmatch(value or "")
+            if name.startswith("data-") and name != "data-version" and bad:
                 problems.append(f"data attribute {name}={value!r}")
             if name == "data-version" and version is not None and value != str(version):
                 problems.append(f"data-version {value} is not {version}")

@@ -1,0 +1,215 @@
+"""Redis for the multi-process mode: fan-out of table changes and shared presence.
+
+Fan-out: a process that commits a change pushes it to its own sockets and publishes
+"table X is at version V" on one channel; every other process pushes the current table
+(read from PostgreSQL) to the sockets it holds there. Messages carry no game state: a
+lost one costs only latency, and after a reconnect each process pushes all of its
+tables again (a socket never receives an older version than it has).
+
+Presence: a seat with an open socket in some process has a field in the table's hash
+`live:<code>` ("<seat>|<process>" -> until), refreshed by that process's heartbeat; a
+process that dies stops refreshing, and another one reaps the expired entries (the
+sorted set `live` orders them by expiry) and reports those seats away from that moment.
+"Last seen" times (a request, a closed socket) are in the hash `seen:<code>`.
+
+Redis down: nothing here raises into a move. Publishes are skipped (the listener's
+resync repairs the sockets when Redis is back) and presence falls back to what this
+process knows itself."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterable
+
+import redis
+
+log = logging.getLogger(__name__)
+
+LIVE_TTL = 15.0  # seconds a socket's presence lasts without a heartbeat
+HEARTBEAT = 5.0  # seconds between heartbeats (and reaps)
+SEEN_KEEP = 2 * 60 * 60  # seconds a table's "last seen" hash is kept after its last write
+RETRY_AFTER_FAILURE = 1.0  # seconds publishes are skipped after Redis failed
+
+# seen[seat] = max(seen[seat], until); the hash expires SEEN_KEEP after its last write.
+_SEEN_MAX = """
+local current = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
+if tonumber(ARGV[2]) > current then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+return 1
+"""
+
+
+class Broker:
+    def __init__(self, url: str, prefix: str = "skymo:"):
+        self.url = url
+        self.prefix = prefix
+        self.process = f"{socket.gethostname()}.{os.getpid()}.{secrets.token_hex(3)}"
+        self.channel = prefix + "push"
+        self.redis = redis.Redis.from_url(
+            url, socket_timeout=2, socket_connect_timeout=1, health_check_interval=10
+        )
+        self._seen_max = self.redis.register_script(_SEEN_MAX)
+        self._skip_until = 0.0
+        self.listening = threading.Event()  # set while the listener is subscribed
+        self._stop = threading.Event()
+
+    def down(self) -> bool:
+        """Redis failed a moment ago: callers skip it for RETRY_AFTER_FAILURE seconds
+        rather than each waiting for a connection that will not come."""
+        return time.monotonic() < self._skip_until
+
+    def failed(self, exc: Exception, what: str) -> None:
+        self._skip_until = time.monotonic() + RETRY_AFTER_FAILURE
+        log.warning("Redis %s failed: %s", what, exc)
+
+    # ----- fan-out -------------------------------------------------------------------
+    def publish(self, code: str, what: str, version: int | None) -> bool:
+        """Tell the other processes that `code` changed; False if Redis is unreachable
+        (pushes resume when it is back: the listeners resync)."""
+        if self.down():
+            return False
+        message = json.dumps({"c": code, "w": what, "v": version, "p": self.process})
+        try:
+            self.redis.publish(self.channel, message)
+            return True
+        except redis.RedisError as exc:
+            self.failed(exc, "publish")
+            return False
+
+    def listen(
+        self, handle: Callable[[str, str, int | None], None], resync: Callable[[], None]
+    ) -> threading.Thread:
+        """Run `handle(code, what, version)` for every other process's change, in a
+        thread (a greenlet under gevent) that reconnects by itself; `resync()` after each
+        (re)connection, for the messages missed meanwhile."""
+        thread = threading.Thread(
+            target=self._listen, args=(handle, resync), name="skymo-redis", daemon=True
+        )
+        thread.start()
+        return thread
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _listen(self, handle, resync) -> None:
+        delay = 0.1
+        while not self._stop.is_set():
+            client = redis.Redis.from_url(
+                self.url,
+                socket_timeout=HEARTBEAT * 2,
+                socket_connect_timeout=1,
+                health_check_interval=HEARTBEAT,
+                client_name=f"{self.prefix}listener.{self.process}",
+            )
+            pubsub = client.pubsub(ignore_subscribe_messages=True)
+            try:
+                pubsub.subscribe(self.channel)
+                self.listening.set()
+                delay = 0.1
+                self._skip_until = 0.0
+                _safely(resync, "resync after connecting to Redis")
+                while not self._stop.is_set():
+                    message = pubsub.get_message(timeout=HEARTBEAT)
+                    if message is not None and message["type"] == "message":
+                        self._dispatch(message["data"], handle)
+            except (redis.RedisError, OSError) as exc:
+                if self.listening.is_set():
+                    log.warning("Redis listener lost its connection: %s", exc)
+            finally:
+                self.listening.clear()
+                _safely(pubsub.close, "closing the Redis listener")
+                _safely(client.close, "closing the Redis listener")
+            self._stop.wait(delay)
+            delay = min(delay * 2, 2.0)
+
+    def _dispatch(self, data: bytes, handle) -> None:
+        try:
+            message = json.loads(data)
+        except ValueError:
+            log.warning("ignoring a malformed Redis message")
+            return
+        if message.get("p") == self.process:
+            return  # ours: already pushed to our own sockets
+        code, what, version = message.get("c"), message.get("w"), message.get("v")
+        if isinstance(code, str) and what in ("table", "lobby"):
+            _safely(lambda: handle(code, what, version), f"pushing table {code}")
+
+    # ----- presence ------------------------------------------------------------------
+    def _live(self, code: str) -> str:
+        return f"{self.prefix}live:{code}"
+
+    def _seen(self, code: str) -> str:
+        return f"{self.prefix}seen:{code}"
+
+    def socket_held(self, pairs: Iterable[tuple[str, int]], now: float | None = None) -> None:
+        """This process holds a socket of each (code, seat): present for LIVE_TTL more."""
+        until = (time.time() if now is None else now) + LIVE_TTL
+        pipe = self.redis.pipeline(transaction=False)
+        count = 0
+        for code, seat in pairs:
+            field = f"{seat}|{self.process}"
+            pipe.hset(self._live(code), field, until)
+            pipe.expire(self._live(code), int(LIVE_TTL * 4))
+            pipe.zadd(self.prefix + "live", {f"{code}|{field}": until})
+            count += 1
+        if count:
+            pipe.execute()
+
+    def socket_released(self, code: str, seat: int, now: float | None = None) -> None:
+        """This process's last socket of the seat closed: away from now on."""
+        now = time.time() if now is None else now
+        field = f"{seat}|{self.process}"
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hdel(self._live(code), field)
+        pipe.zrem(self.prefix + "live", f"{code}|{field}")
+        pipe.execute()
+        self.seen(code, seat, now)
+
+    def seen(self, code: str, seat: int, until: float) -> None:
+        """The seat counts as present until `until` (a request: a minute ahead)."""
+        self._seen_max(keys=[self._seen(code)], args=[seat, until, SEEN_KEEP])
+
+    def table_presence(self, code: str) -> tuple[dict[int, float], dict[int, float]]:
+        """({seat: until} of sockets held somewhere, {seat: last seen}) in one round trip.
+        A socket's `until` may be past: its process died and nobody reaped it yet."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hgetall(self._live(code))
+        pipe.hgetall(self._seen(code))
+        live_raw, seen_raw = pipe.execute()
+        live: dict[int, float] = {}
+        for field, until in live_raw.items():
+            seat = int(field.split(b"|", 1)[0])
+            live[seat] = max(live.get(seat, 0.0), float(until))
+        seen = {int(seat): float(until) for seat, until in seen_raw.items()}
+        return live, seen
+
+    def reap(self, now: float | None = None) -> list[tuple[str, int, float]]:
+        """Sockets whose process stopped refreshing them: (code, seat, until) of each,
+        claimed by this process only (the one whose ZREM removes it)."""
+        now = time.time() if now is None else now
+        expired = self.redis.zrangebyscore(self.prefix + "live", "-inf", now, withscores=True)
+        reaped = []
+        for member, until in expired:
+            if not self.redis.zrem(self.prefix + "live", member):
+                continue  # another process got it
+            code, seat, process = member.decode().split("|", 2)
+            self.redis.hdel(self._live(code), f"{seat}|{process}")
+            self.seen(code, int(seat), until)
+            reaped.append((code, int(seat), until))
+        return reaped
+
+    def forget(self, code: str) -> None:
+        self.redis.delete(self._live(code), self._seen(code))
+
+
+def _safely(fn: Callable[[], object], what: str) -> None:
+    try:
+        fn()
+    except Exception:
+        log.exception("%s failed", what)

@@ -1,0 +1,315 @@
+"""The multi-process mode (PostgreSQL + Redis), plugged into the change step's seams:
+
+- transport: a committed change is pushed to this process's sockets and announced on
+  Redis (app.broker); other processes push it to theirs, rendering from PostgreSQL.
+- presence: shared in Redis, with expiry (app.broker), behind app.presence's methods.
+- scheduler: each table's next automatic step is a row of `Due` (time, version). Every
+  process polls for due rows, claims a batch with FOR UPDATE SKIP LOCKED (so processes
+  never wait for each other) and leases it for LEASE seconds (a process that dies mid-step
+  leaves the row to another after that); the step itself runs through the change step,
+  which locks the table row and works out again what is due from the committed state,
+  so a step runs exactly once whichever processes race for it."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+
+import peewee as pw
+
+from .models import Due, Table, db
+
+log = logging.getLogger(__name__)
+
+POLL_SECONDS = 0.1  # how often a process looks for due steps
+LEASE_SECONDS = 10.0  # a claimed step left unfinished this long is claimed again
+BATCH = 50  # due steps claimed at once
+
+
+class DueScheduler:
+    """The Due table as the scheduler of every process (same interface as the
+    in-process scheduler: start, wake)."""
+
+    def __init__(self, next_automatic, run_automatic, current):
+        self._next = next_automatic  # snapshot -> (when, kind, player) | None
+        self._run = run_automatic  # code -> bool (something changed)
+        self._current = current  # code -> committed snapshot | None
+        self._app = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    def start(self, app) -> None:
+        self._app = app
+        # Tables in play when the processes stopped: their due rows may predate a crash.
+        with db.connection_context():
+            codes = [
+                t.code
+                for t in Table.select(Table.code).where(
+                    Table.status.in_([Table.PLAYING, Table.LOBBY])
+                )
+            ]
+        for code in codes:
+            self.wake(code)
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._loop, name="skymo-due", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def wake(self, code: str, snap=None) -> None:
+        """Write when this table's next automatic step falls due (or that none does)."""
+        # A request's own connection stays open (connection_context would close it).
+        opened = db.connection_context() if db.is_closed() else contextlib.nullcontext()
+        try:
+            with opened:
+                if snap is None:
+                    snap = self._current(code)
+                    if snap is None:
+                        return
+                due = self._next(snap)
+                write_due(code, snap.version, due[0] if due else None)
+        except Exception:
+            log.exception("scheduling table %s failed", code)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                with self._app.app_context(), db.connection_context():
+                    codes = claim_due(time.time())
+            except Exception:
+                log.exception("claiming due steps failed")
+                codes = []
+            for code in codes:
+                self._run_one(code)
+            if not codes:
+                self._stop.wait(POLL_SECONDS)
+
+    def _run_one(self, code: str) -> None:
+        changed = False
+        try:
+            with self._app.app_context(), db.connection_context():
+                changed = self._run(code)
+        except Exception:
+            log.exception("automatic step at table %s failed", code)
+        if not changed:  # a change writes its own next due time
+            self.wake(code)
+
+
+def write_due(code: str, version: int, when: float | None) -> None:
+    """Upsert (or delete) a table's due row, unless a newer version already wrote it: a
+    late write from an older snapshot never moves a step back or forward."""
+    if when is None:
+        Due.delete().where((Due.table == code) & (Due.version <= version)).execute()
+        return
+    Due.insert(table=code, at=when, version=version).on_conflict(
+        conflict_target=[Due.table],
+        update={Due.at: pw.EXCLUDED.at, Due.version: pw.EXCLUDED.version},
+        where=(Due.version <= pw.EXCLUDED.version),
+    ).execute()
+
+
+def claim_due(now: float) -> list[str]:
+    """Codes of tables whose step is due, claimed by this process: locked rows (another
+    process is claiming them) are skipped, and the claimed ones leased."""
+    with db.atomic():
+        rows = (
+            Due.select(Due.table)
+            .where(Due.at <= now)
+            .order_by(Due.at)
+            .limit(BATCH)
+            .for_update(skip_locked=True)
+        )
+        codes = [row.table_id for row in rows]
+        if codes:
+            Due.update(at=now + LEASE_SECONDS).where(Due.table.in_(codes)).execute()
+    return codes
+
+
+class SharedPresence:
+    """Presence kept in Redis (app.broker) for app.presence: who has a socket open in
+    any process, and when each seat was last seen. Every call falls back to what this
+    process knows itself when Redis does not answer."""
+
+    CACHE_SECONDS = 0.2  # one Redis round trip serves the lookups of one change
+
+    def __init__(self, broker, held, notify):
+        self.broker = broker
+        self._held = held  # () -> [(code, seat id)] of this process's sockets
+        self._notify = notify  # (code, seat id, present) -> None: presence listeners
+        self._cache: dict[str, tuple[float, dict[int, float], dict[int, float]]] = {}
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._beat, name="skymo-presence", daemon=True)
+            self._thread.start()
+
+    # ----- writes (this process's sockets and requests) ------------------------------
+    def opened(self, code: str, seat_id: int) -> None:
+        self._write(code, lambda: self.broker.socket_held([(code, seat_id)]))
+
+    def closed(self, code: str, seat_id: int) -> None:
+        self._write(code, lambda: self.broker.socket_released(code, seat_id))
+
+    def seen(self, code: str, seat_id: int, until: float) -> None:
+        self._write(code, lambda: self.broker.seen(code, seat_id, until))
+
+    def forget(self, code: str) -> None:
+        self._write(code, lambda: self.broker.forget(code))
+
+    def _write(self, code: str, fn) -> None:
+        with self._lock:
+            self._cache.pop(code, None)
+        if self.broker.down():
+            return  # the heartbeat writes this process's sockets again once it is back
+        try:
+            fn()
+        except Exception as exc:
+            self.broker.failed(exc, "presence write")
+
+    # ----- reads ------------------------------------------------------------------------
+    def table(self, code: str) -> tuple[dict[int, float], dict[int, float]] | None:
+        """({seat: socket until}, {seat: last seen}) across processes, or None (Redis
+        does not answer)."""
+        now = time.monotonic()
+        with self._lock:
+            hit = self._cache.get(code)
+        if hit is not None and now - hit[0] < self.CACHE_SECONDS:
+            return hit[1], hit[2]
+        if self.broker.down():
+            return None
+        try:
+            live, seen = self.broker.table_presence(code)
+        except Exception as exc:
+            self.broker.failed(exc, "presence read")
+            return None
+        with self._lock:
+            self._cache[code] = (now, live, seen)
+            if len(self._cache) > 10_000:
+                self._cache.clear()
+        return live, seen
+
+    def present(self, code: str, now: float) -> set[int] | None:
+        shared = self.table(code)
+        if shared is None:
+            return None
+        live, seen = shared
+        return {s for s, until in live.items() if until > now} | {
+            s for s, until in seen.items() if until > now
+        }
+
+    def absent_from(self, code: str, seat_id: int, now: float) -> tuple[bool, float | None] | None:
+        """(a socket of the seat is open somewhere, the latest of its last-seen time and
+        its sockets' expiry), or None when Redis does not answer."""
+        shared = self.table(code)
+        if shared is None:
+            return None
+        live, seen = shared
+        until = live.get(seat_id)
+        if until is not None and until > now:
+            return True, None
+        times = [t for t in (until, seen.get(seat_id)) if t is not None]
+        return False, (max(times) if times else None)
+
+    # ----- heartbeat: refresh ours, reap the dead processes' ----------------------------
+    def _beat(self) -> None:
+        from .broker import HEARTBEAT
+
+        while True:
+            time.sleep(HEARTBEAT)
+            try:
+                self.broker.socket_held(self._held())
+                for code, seat_id, _ in self.broker.reap():
+                    with self._lock:
+                        self._cache.pop(code, None)
+                    live, _ = self.broker.table_presence(code)
+                    if live.get(seat_id, 0) <= time.time():
+                        self._notify(code, seat_id, False)
+            except Exception as exc:
+                log.warning("presence heartbeat failed (Redis): %s", exc)
+
+
+class Fanout:
+    """Pushes between processes: announce our committed changes on Redis; push the other
+    processes' changes to our sockets (rendered from the database), one push at a time
+    per table, coalescing the changes that arrive meanwhile."""
+
+    def __init__(self, app, broker, hub):
+        self.app = app
+        self.broker = broker
+        self.hub = hub
+        self._lock = threading.Lock()
+        self._pending: dict[str, str] = {}  # code -> what to push next ("table" wins)
+        self._running: set[str] = set()
+
+    def publish(self, code: str, what: str, version: int | None) -> None:
+        self.broker.publish(code, what, version)
+
+    def received(self, code: str, what: str, version: int | None) -> None:
+        conns = self.hub.connections(code)
+        if not conns:
+            return
+        if version is not None and all(c.sent_version >= version for c in conns):
+            return  # every socket here already has it
+        self._queue(code, what)
+
+    def resync(self) -> None:
+        """After (re)connecting to Redis: changes may have been missed meanwhile, so every
+        table with a socket here is pushed as it is now (sockets skip what they have)."""
+        for code in self.hub.codes():
+            self._queue(code, "table")
+
+    def _queue(self, code: str, what: str) -> None:
+        with self._lock:
+            previous = self._pending.get(code)
+            self._pending[code] = "table" if "table" in (previous, what) else what
+            if code in self._running:
+                return
+            self._running.add(code)
+        threading.Thread(target=self._drain, args=(code,), daemon=True).start()
+
+    def _drain(self, code: str) -> None:
+        while True:
+            with self._lock:
+                what = self._pending.pop(code, None)
+                if what is None:
+                    self._running.discard(code)
+                    return
+            conns = self.hub.connections(code)
+            if not conns:
+                continue
+            try:
+                # As a request from the sockets' page: links and form actions come out
+                # relative, as in the pushes of the process that made the change.
+                with self.app.test_request_context(base_url=conns[0].base_url):
+                    self.hub.push_local(code, what)
+            except Exception:
+                log.exception("pushing table %s from another process failed", code)
+
+
+def init_app(app) -> DueScheduler:
+    """Turn on the multi-process mode for this process; returns its scheduler (the
+    caller starts it)."""
+    from .broker import Broker
+    from .hub import hub
+    from .presence import presence
+    from .tables import automation, store
+
+    broker = Broker(app.config["REDIS_URL"], app.config["REDIS_PREFIX"])
+    fanout = Fanout(app, broker, hub)
+    hub.set_fanout(fanout.publish)
+
+    def notify(code: str, seat_id: int, present: bool) -> None:
+        with app.app_context():  # listeners push and schedule, from the heartbeat thread
+            presence._notify(code, seat_id, present)
+
+    shared = SharedPresence(broker, presence.held, notify)
+    presence.share(shared)
+    shared.start()
+    broker.listen(fanout.received, fanout.resync)
+    app.extensions["skymo_broker"] = broker
+    return DueScheduler(automation.next_automatic, automation.run_automatic, store.current)

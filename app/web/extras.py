@@ -1,0 +1,77 @@
+"""What the table page shows beyond the board itself: the countdown before an away
+player's turn is played for them, and the name limit the page checks as the server does."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from markupsafe import Markup
+
+from .. import tables
+from ..hub import hub
+
+_lock = threading.Lock()
+_cache: dict[str, tuple[tuple, dict | None]] = {}  # code -> (key, countdown)
+
+
+def away_countdown(table, now: float | None = None) -> dict | None:
+    """{"name", "seconds", "setup", "html"} when the player the game waits for has no
+    page open and the server will play for them, else None. Worked out once per table state (a
+    push renders the table once per player)."""
+    now = time.time() if now is None else now
+    if table.status != table.PLAYING:
+        return None
+    sockets = frozenset(c.seat_id for c in hub.connections(table.code))
+    key = (table.version, sockets, int(now))
+    with _lock:
+        cached = _cache.get(table.code)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    result = _countdown(table, now)
+    with _lock:
+        if len(_cache) > 1000:
+            _cache.clear()
+        _cache[table.code] = (key, result)
+    return result
+
+
+def _countdown(table, now: float) -> dict | None:
+    snap = tables.store.snapshot_of(table)
+    due = tables.next_automatic(snap, now) if snap.game is not None else None
+    if due is None or due[1] not in ("proxy", "proxy_setup"):
+        return None
+    when, kind, player_id = due
+    # Due only while the seat has no open socket (a seat seen by a recent request is
+    # counted present a while longer: the countdown includes that).
+    seat = next((s for s in snap.seats if s.player_id == player_id), None)
+    if seat is None:
+        return None
+    seconds = max(0, round(when - now))
+    return {
+        "name": seat.name,
+        "seconds": seconds,
+        "setup": kind == "proxy_setup",
+        # the number the page counts down (static/skymo-1.js)
+        "html": Markup('<span data-left="{0}">{0}</span>').format(seconds),
+    }
+
+
+def waiting_page(me, status: str, board: dict | None, is_host: bool) -> bool:
+    """A page whose viewer only waits for others: without JavaScript it reloads itself
+    (never a page where they type or choose something)."""
+    if status == "lobby":
+        return me is not None and not is_host
+    if status != "playing" or board is None:
+        return False
+    if not board["playing"]:
+        return True  # watching
+    if board["phase"] == "round_over":
+        return board["voted_next"]
+    return not board["my_turn"] and not board["setup_left"]
+
+
+def init_app(app) -> None:
+    app.jinja_env.globals.update(
+        away_countdown=away_countdown, name_max=tables.NAME_MAX, waiting_page=waiting_page
+    )

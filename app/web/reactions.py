@@ -1,0 +1,115 @@
+"""Reactions: a player taps one of a few emoji and every page at the table shows it on
+that player's area for a few seconds.
+
+Kept in memory like the hub (a reaction is gone in seconds, nothing to store). Only the
+fixed choices exist (no free text), and each seat is rate-limited. A reaction is pushed
+as one out-of-band span to every socket at the table: the whole table is not rendered
+again, so nobody's half-made move (choosing where a card goes) is reset by it."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+
+from flask import Blueprint, Response, get_template_attribute, redirect, request, url_for
+from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
+
+from .. import tables
+from ..hub import hub
+from .table import current_seat, is_htmx, render_table
+
+bp = Blueprint("reactions", __name__, url_prefix="/t")
+
+CHOICES = {
+    "thumbs": ("\N{THUMBS UP SIGN}", _l("Thumbs up")),
+    "laugh": ("\N{FACE WITH TEARS OF JOY}", _l("Laughing")),
+    "wow": ("\N{FACE WITH OPEN MOUTH}", _l("Wow")),
+    "oops": ("\N{GRIMACING FACE}", _l("Oops")),
+    "party": ("\N{PARTY POPPER}", _l("Party")),
+    "clap": ("\N{CLAPPING HANDS SIGN}", _l("Applause")),
+}
+SHOWN_SECONDS = 4.0
+MIN_GAP = 1.5  # seconds between two reactions of a seat
+PER_MINUTE = 12
+
+_lock = threading.Lock()
+_shown: dict[tuple[str, str], tuple[str, float]] = {}  # (code, player) -> (key, at)
+_sent: dict[tuple[str, int], deque] = {}  # (code, seat id) -> times of recent reactions
+
+
+def allowed(code: str, seat_id: int, now: float) -> bool:
+    """Record a reaction of this seat if within the rate limit."""
+    with _lock:
+        times = _sent.setdefault((code, seat_id), deque())
+        while times and times[0] < now - 60:
+            times.popleft()
+        if len(times) >= PER_MINUTE or (times and now - times[-1] < MIN_GAP):
+            return False
+        times.append(now)
+        _forget_old(now)
+        return True
+
+
+def _forget_old(now: float) -> None:
+    for key in [k for k, (_key, at) in _shown.items() if at < now - SHOWN_SECONDS]:
+        del _shown[key]
+    for key in [k for k, times in _sent.items() if not times or times[-1] < now - 60]:
+        del _sent[key]
+
+
+def reaction_of(code: str, player_id: str, now: float | None = None) -> dict | None:
+    """The reaction this player's area shows now, if any."""
+    now = time.time() if now is None else now
+    with _lock:
+        shown = _shown.get((code, player_id))
+    if shown is None or shown[1] < now - SHOWN_SECONDS:
+        return None
+    key, at = shown
+    emoji, label = CHOICES[key]
+    age = round(now - at, 2)
+    return {"emoji": emoji, "label": str(label), "age": age, "left": SHOWN_SECONDS - age}
+
+
+def choices() -> list[tuple[str, str, str]]:
+    return [(key, emoji, str(label)) for key, (emoji, label) in CHOICES.items()]
+
+
+@bp.post("/<code>/react")
+def react(code: str):
+    code = code.upper()
+    try:
+        table = tables.get_table(code)
+    except tables.TableError as exc:
+        return Response(exc.message, status=exc.status)
+    seat = current_seat(table)
+    key = request.form.get("reaction", "")
+    if seat is None or table.status != table.PLAYING:
+        return render_table(code, error=_("Only players in a game can react."), status=403)
+    if key not in CHOICES:
+        return render_table(code, error=_("Choose one of the reactions."), status=400)
+    now = time.time()
+    if allowed(code, seat.id, now):
+        with _lock:
+            _shown[(code, seat.player_id)] = (key, now)
+        push(code, seat.player_id)
+    elif not is_htmx():
+        return render_table(code, error=_("One reaction at a time, please."), status=429)
+    if is_htmx():
+        return Response(status=204)  # the socket shows it (a refused one: nothing)
+    return redirect(url_for("table.show", code=code), 303)
+
+
+def push(code: str, player_id: str) -> None:
+    """The player's reaction slot, out of band, to every socket at the table."""
+    slot = get_template_attribute("partials/_reactions.html", "reaction")
+    html = str(slot(code, player_id, oob=True))
+    for conn in hub.connections(code):
+        # In the socket's own queue, after the table it last got (never reordered).
+        conn.offer(html, conn.sent_version)
+
+
+def init_app(app) -> None:
+    app.jinja_env.globals.update(reaction_of=reaction_of, reaction_choices=choices)
+    app.register_blueprint(bp)

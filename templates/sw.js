@@ -1,0 +1,31 @@
+// Skymo's service worker (app/web/pwa.py): static files from the cache, pages from the
+// network, and the offline page when the network is gone.
+const CACHE = "skymo-{{ version }}";
+const OFFLINE = "{{ url_for('pwa.offline') }}";
+const FILES = {{ (files + [url_for('pwa.offline')])|tojson }};
+
+// Fetched without cookies: a response here must never replace the session cookie of a
+// request the page makes at the same time (creating a table, joining).
+self.addEventListener("install", (e) => {
+  const requests = FILES.map((url) => new Request(url, { credentials: "omit" }));
+  e.waitUntil(caches.open(CACHE).then((c) => c.addAll(requests)).then(() => self.skipWaiting()));
+});
+
+self.addEventListener("activate", (e) => {
+  e.waitUntil(
+    caches.keys()
+      .then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
+      .then(() => self.clients.claim()),
+  );
+});
+
+self.addEventListener("fetch", (e) => {
+  const request = e.request;
+  const url = new URL(request.url);
+  if (request.method !== "GET" || url.origin !== location.origin) return;
+  if (request.mode === "navigate") {
+    e.respondWith(fetch(request).catch(() => caches.match(OFFLINE)));
+  } else if (url.pathname.startsWith("/static/")) {
+    e.respondWith(caches.match(request).then((hit) => hit || fetch(request)));
+  }
+});

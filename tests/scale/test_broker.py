@@ -1,0 +1,126 @@
+"""app.broker against a real Redis: fan-out between processes (two brokers stand in for
+two processes), reconnection after the listener's connection is killed, Redis
+unreachable, and presence with expiry, alone and behind app.presence."""
+
+from __future__ import annotations
+
+import queue
+import time
+
+import pytest
+import redis
+
+from app import broker as broker_module
+from app.broker import Broker
+from app.cluster import SharedPresence
+from app.presence import Presence
+from tests.scale.conftest import REDIS_URL
+
+
+@pytest.fixture
+def pair(redis_prefix):
+    a, b = Broker(REDIS_URL, redis_prefix), Broker(REDIS_URL, redis_prefix)
+    yield a, b
+    a.stop()
+    b.stop()
+
+
+def listen(b: Broker):
+    got, resyncs = queue.Queue(), queue.Queue()
+    b.listen(lambda code, what, version: got.put((code, what, version)), lambda: resyncs.put(1))
+    assert resyncs.get(timeout=5) == 1, "the first connection resyncs too"
+    assert b.listening.wait(5)
+    return got, resyncs
+
+
+def kill_listener(prefix: str) -> int:
+    admin = redis.Redis.from_url(REDIS_URL)
+    killed = 0
+    for client in admin.client_list():
+        if client["name"].startswith(f"{prefix}listener."):
+            killed += admin.client_kill_filter(_id=client["id"])
+    return killed
+
+
+def test_a_change_published_by_one_process_reaches_the_other(pair):
+    a, b = pair
+    got, _ = listen(b)
+    own, _ = listen(a)
+    assert a.publish("ABCDEF", "table", 7)
+    assert got.get(timeout=2) == ("ABCDEF", "table", 7)
+    with pytest.raises(queue.Empty):
+        own.get(timeout=0.3)  # a process does not hear its own changes back
+
+
+def test_the_listener_reconnects_and_resyncs_after_its_connection_is_killed(pair, redis_prefix):
+    a, b = pair
+    got, resyncs = listen(b)
+    assert kill_listener(redis_prefix) == 1
+    assert resyncs.get(timeout=5) == 1  # reconnected: every table of B is pushed again
+    assert b.listening.wait(5)
+    assert a.publish("ABCDEF", "lobby", 9)
+    assert got.get(timeout=2) == ("ABCDEF", "lobby", 9)
+
+
+def test_without_redis_publishing_fails_fast_and_says_so():
+    down = Broker("redis://127.0.0.1:1/0", "skymo-down:")
+    started = time.monotonic()
+    assert down.publish("ABCDEF", "table", 1) is False
+    assert down.publish("ABCDEF", "table", 2) is False  # skipped: Redis failed a moment ago
+    assert time.monotonic() - started < 3
+
+
+def test_presence_is_shared_and_expires_with_its_process(pair, monkeypatch):
+    a, b = pair
+    now = time.time()
+    a.socket_held([("ABCDEF", 5), ("ABCDEF", 6)], now=now)
+    b.socket_held([("ABCDEF", 6)], now=now)
+    live, seen = b.table_presence("ABCDEF")
+    assert set(live) == {5, 6} and live[5] == pytest.approx(now + broker_module.LIVE_TTL)
+    assert seen == {}
+    # A closes seat 6's socket: B still holds one, and seat 6 was seen now.
+    a.socket_released("ABCDEF", 6, now=now)
+    live, seen = b.table_presence("ABCDEF")
+    assert set(live) == {5, 6} and seen == {6: pytest.approx(now)}
+    # A request presence lasts a minute, and an earlier time never moves it back.
+    b.seen("ABCDEF", 7, now + 60)
+    b.seen("ABCDEF", 7, now)
+    assert b.table_presence("ABCDEF")[1][7] == pytest.approx(now + 60)
+    # A dies: nothing refreshes seat 5, and after LIVE_TTL exactly one process reaps it.
+    later = now + broker_module.LIVE_TTL + 1
+    b.socket_held([("ABCDEF", 6)], now=later - 1)  # B is alive: it keeps refreshing
+    assert b.reap(now=later) == [("ABCDEF", 5, pytest.approx(now + broker_module.LIVE_TTL))]
+    assert a.reap(now=later) == []
+    live, seen = b.table_presence("ABCDEF")
+    assert set(live) == {6} and seen[5] == pytest.approx(now + broker_module.LIVE_TTL)
+
+
+def shared_presence(broker: Broker) -> Presence:
+    """app.presence as one process of the multi-process mode sees it."""
+    presence = Presence()
+    presence.share(SharedPresence(broker, presence.held, presence._notify))
+    return presence
+
+
+def test_each_process_sees_the_sockets_and_requests_of_the_others(pair):
+    a, b = pair
+    on_a, on_b = shared_presence(a), shared_presence(b)
+    on_a.opened("ABCDEF", 5)
+    on_b.touch("ABCDEF", 6)  # a request without a socket: present for a minute
+    for presence in (on_a, on_b):
+        presence.shared.CACHE_SECONDS = 0
+        assert presence.present("ABCDEF") == {5, 6}
+    assert on_b.absent_from("ABCDEF", 5) is None  # a socket open in the other process
+    assert on_a.absent_from("ABCDEF", 6) == pytest.approx(time.time() + 60, abs=2)
+    on_a.closed("ABCDEF", 5)
+    assert on_b.absent_from("ABCDEF", 5) == pytest.approx(time.time(), abs=2)
+    assert on_b.present("ABCDEF") == {6}
+
+
+def test_without_redis_presence_is_this_processs_own():
+    on_a = shared_presence(Broker("redis://127.0.0.1:1/0", "skymo-down:"))
+    on_a.opened("ABCDEF", 5)  # nothing raises: a socket opens as usual
+    assert on_a.present("ABCDEF") == {5}
+    assert on_a.absent_from("ABCDEF", 5) is None
+    on_a.closed("ABCDEF", 5)
+    assert on_a.absent_from("ABCDEF", 5) == pytest.approx(time.time(), abs=2)
