@@ -16,7 +16,7 @@ import orjson
 import peewee as pw
 from flask import render_template
 from playhouse.db_url import connect, parse
-from playhouse.pool import PooledSqliteDatabase
+from playhouse.pool import MaxConnectionsExceeded, PooledSqliteDatabase
 from playhouse.postgres_ext import PooledPsycopg3Database
 
 from .deploy import is_postgres
@@ -356,6 +356,7 @@ def init_app(app) -> None:
 
     @app.errorhandler(pw.OperationalError)
     @app.errorhandler(pw.InterfaceError)
+    @app.errorhandler(MaxConnectionsExceeded)  # every pooled connection busy for 10 s
     def _unavailable(exc):
         # The database cannot be reached: the transaction was rolled back (nothing
         # half-written), and the page says so instead of a bare 500.
