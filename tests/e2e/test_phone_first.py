@@ -18,6 +18,7 @@ from e2e_helpers import (
     horizontal_overflow,
     join,
     open_rules,
+    play_until_over,
     set_rules,
     settle,
     small_targets,
@@ -255,40 +256,53 @@ def test_seven_opponents_all_in_view(server, new_context, screenshots, size):
 
 
 # ----- 7. what happened: highlights, motion, face-up points -----------------------------
-CHANGED = """() => [...document.querySelectorAll('.card.changed')].map(c =>
-    c.closest('.grid').getAttribute('aria-label') + ' ' + getComputedStyle(c).animationName)"""
+# Every card marked "changed", as it is marked (the ring lasts 1.6 s: a slow test must
+# not miss it), with the animation it runs then.
+WATCH_CHANGES = """
+window.__changed = [];
+new MutationObserver((records) => {
+  for (const r of records) {
+    const card = r.target;
+    if (card.__seen || !card.classList.contains('changed')) continue;
+    card.__seen = true;
+    window.__changed.push(card.closest('.grid').getAttribute('aria-label') + ' '
+      + getComputedStyle(card).animationName);
+  }
+}).observe(document, {subtree: true, attributes: true, attributeFilter: ['class']});
+"""
 
 
 @pytest.mark.parametrize("motion", ["no-preference", "reduce"])
 def test_the_last_move_is_highlighted(server, new_context, screenshots, size, motion):
-    host = new_context(**SIZES[size], reduced_motion=motion).new_page()
+    context = new_context(**SIZES[size], reduced_motion=motion)
+    context.add_init_script(WATCH_CHANGES)
+    host = context.new_page()
     create_table(host, server.url, "Ann")
     set_rules(host, **{"Rows": "2"})
     add_bot(host)
     start(host)
+    assert host.evaluate("window.__changed") == []  # a new round: nothing is marked
     # The bot turned its two cards at the start: the host turns theirs; each one flips.
-    before = version(host)
-    click(host, host.locator("form.act-reveal button.card").first)
-    host.wait_for_function("v => +document.querySelector('#table').dataset.version > v", arg=before)
-    changed = host.evaluate(CHANGED)
-    assert changed and changed[0].startswith("Your grid"), changed
-    assert all(c.endswith("none") == (motion == "reduce") for c in changed), changed
+    click_and_wait_change(host, host.locator("form.act-reveal button.card").first)
+    host.wait_for_function("() => window.__changed.length > 0")
+    changed = host.evaluate("window.__changed")
+    assert changed == ["Your grid " + ("none" if motion == "reduce" else "flip")], changed
     # The highlight fades; nothing stays marked.
     host.wait_for_function("() => !document.querySelector('.card.changed')", timeout=5_000)
     click_and_wait_change(host, host.locator("form.act-reveal button.card").first)
 
     # A bot's move shows in its grid.
-    seen = []
     for _ in range(20):
+        if any(c.startswith("Gobbler's grid") for c in host.evaluate("window.__changed")):
+            break
         if host.get_by_role("button", name="Draw a card", exact=True).count():
             click_and_wait_change(host, host.get_by_role("button", name="Draw a card", exact=True))
             click_and_wait_change(host, host.locator("form.act-keep_drawn button.card").first)
-            continue
-        wait_version(host, version(host) + 1, timeout=15_000)
-        seen = host.evaluate(CHANGED)
-        if any(not c.startswith("Your grid") for c in seen):
-            break
+        else:
+            wait_version(host, version(host) + 1, timeout=15_000)
+    seen = host.evaluate("window.__changed")
     assert any(c.startswith("Gobbler's grid") for c in seen), seen
+    assert all(c.endswith(" none") == (motion == "reduce") for c in seen), seen
     if motion != "reduce":
         shoot(host, screenshots, "board-highlight", size)
 
@@ -303,12 +317,17 @@ def test_face_up_points_are_shown_during_a_round(server, new_context, size):
     start(host)
     for _ in range(2):
         click_and_wait_change(host, host.locator("form.act-reveal button.card").first)
-    for area in host.locator(".opponent, .mine-wrap").all():
-        values = [
-            int(c.inner_text()) for c in area.locator(".grid .card").all() if c.inner_text().strip()
-        ]
-        assert len(values) == 2
-        expect(area.locator(".showing")).to_have_text(f"Face up: {sum(values)}")
+    # Read in one go (a bot may move meanwhile): each area's text and its face-up cards.
+    areas = host.evaluate(
+        """() => [...document.querySelectorAll('.opponent, .mine-wrap')].map(a => [
+             a.querySelector('.showing').textContent,
+             [...a.querySelectorAll('.grid .card')].map(c => c.textContent.trim())
+               .filter(t => t !== '').reduce((s, t) => s + Number(t), 0),
+             a.querySelectorAll('.grid .card:not(.back):not(.gone)').length])"""
+    )
+    assert len(areas) == 2, areas
+    for text, points, up in areas:
+        assert up >= 2 and text == f"Face up: {points}", areas
 
 
 # ----- 8. reactions --------------------------------------------------------------------
@@ -382,3 +401,30 @@ def test_the_name_box_counts_what_a_person_sees(server, new_context, size):
     page.get_by_role("button", name="Create a table").click()
     page.wait_for_url(re.compile(r"/t/[A-Z0-9]+$"))
     expect(page.locator("#seats li.me")).to_contain_text(FAMILY * 20)
+
+
+# ----- 10. chart labels readable on a phone --------------------------------------------
+def test_chart_labels_are_readable(server, new_context, screenshots, size):
+    page = new_context(**SIZES[size]).new_page()
+    page.goto(server.url + "/signup")
+    page.get_by_label("Username").fill("charts_" + size)
+    page.get_by_label("Password").fill("a long enough password")
+    page.get_by_role("button", name="Create my account").click()
+    page.wait_for_load_state()
+    create_table(page, server.url, "Ann")
+    set_rules(page, **{"Rows": "2", "Columns": "2", "End score": "10"})
+    add_bot(page)
+    start(page)
+    play_until_over([page])
+    page.goto(server.url + "/me/stats")
+    texts = page.locator("svg.chart text")
+    assert texts.count() > 3
+    # The rendered height of the labels (the SVG scales with the page's width).
+    smallest = page.evaluate(
+        """() => Math.min(...[...document.querySelectorAll('svg.chart text')]
+                 .map(t => t.getBoundingClientRect().height))"""
+    )
+    assert smallest >= 11, smallest
+    assert horizontal_overflow(page) == 0
+    page.locator("svg.chart").first.scroll_into_view_if_needed()
+    shoot(page, screenshots, "stats-charts", size)
