@@ -7,9 +7,12 @@ import secrets
 from pathlib import Path
 
 from flask import Flask
+from htmx_flask import Htmx
 
 from . import deploy, i18n, models, tables
 from .web import sock
+
+htmx = Htmx()  # request.htmx: the HX-* request headers, read by the library
 
 
 def _secret_key(instance: Path) -> str:
@@ -67,8 +70,8 @@ def create_app(config: dict | None = None) -> Flask:
     sock.init_app(app)
 
     from .web import (
+        assets,
         auth,
-        compress,
         extras,
         lobby,
         pwa,
@@ -82,7 +85,8 @@ def create_app(config: dict | None = None) -> Flask:
     from .web import stats as stats_pages
 
     security.init_app(app)
-    compress.init_app(app)
+    assets.init_app(app)
+    htmx.init_app(app)
     auth.init_app(app)
     app.register_blueprint(lobby.bp)
     app.register_blueprint(table.bp)

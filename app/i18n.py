@@ -145,11 +145,17 @@ def bot_label(kind: str) -> str:
         "random": _("random bot"),
         "greedy": _("greedy bot"),
         "strong": _("strong bot"),
+        "expert": _("expert bot"),
     }.get(kind, _("bot"))
 
 
 def bot_kind_names() -> dict[str, str]:
-    return {"random": _("random"), "greedy": _("greedy"), "strong": _("strong")}
+    return {
+        "random": _("random"),
+        "greedy": _("greedy"),
+        "strong": _("strong"),
+        "expert": _("expert"),
+    }
 
 
 def and_list(names) -> str:

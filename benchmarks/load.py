@@ -45,6 +45,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import aiohttp
 
@@ -101,9 +102,31 @@ class Stats:
 @dataclass
 class Table:
     code: str = ""
-    sent: dict = field(default_factory=dict)  # version a move made -> (mover, time sent)
+    # Push latency: a move's POST sent -> each other player has that version. Pushes
+    # may arrive before the POST's answer says the move was accepted, so both sides
+    # are kept: arrivals[version][person] = time, accepted[version] = (mover, sent).
+    arrivals: dict = field(default_factory=dict)
+    accepted: dict = field(default_factory=dict)
     people: list = field(default_factory=list)
     over: bool = False  # its people have gone (soak runs end tables)
+
+    def arrived(self, version: int, person, when: float, run) -> None:
+        mover = self.accepted.get(version)
+        if mover is not None:
+            if mover[0] is not person and run.measuring:
+                run.stats.push.append(when - mover[1])
+            return
+        self.arrivals.setdefault(version, {})[person] = when
+        for old in [v for v in self.arrivals if v < version - 100]:
+            del self.arrivals[old]
+
+    def moved(self, version: int, mover, sent: float, run) -> None:
+        self.accepted[version] = (mover, sent)
+        for person, when in self.arrivals.pop(version, {}).items():
+            if person is not mover and run.measuring:
+                run.stats.push.append(when - sent)
+        for old in [v for v in self.accepted if v < version - 100]:
+            del self.accepted[old]
 
 
 class Person:
@@ -173,10 +196,8 @@ class Person:
                         continue
                     v = int(found.group(1))
                     if v > self.seen:
-                        for version in range(self.seen + 1, v + 1):
-                            sent = self.table.sent.get(version)
-                            if sent and sent[0] is not self and self.run.measuring:
-                                stats.push.append(now - sent[1])
+                        for version in range(max(self.seen + 1, v - 50), v + 1):
+                            self.table.arrived(version, self, now, self.run)
                         self.seen = v
                     self.take(msg.data)
         except (TimeoutError, aiohttp.ClientError, ConnectionError) as exc:
@@ -224,7 +245,7 @@ class Person:
             action = ACTION.search(form)
             if not action:
                 continue
-            path = action.group(1)
+            path = urlsplit(action.group(1)).path  # pushes may carry absolute URLs
             fields = dict(HIDDEN.findall(form))
             if path.endswith("/move"):
                 positions = BUTTON_POS.findall(form)
@@ -257,8 +278,6 @@ class Person:
             data["pos"] = run.rng.choice(positions)
         version = int(data.get("version", self.version))
         start = time.monotonic()
-        if path.endswith("/move"):
-            self.table.sent[version + 1] = (self, start)
         try:
             status, text, _ = await self.post(path, data)
         except Exception as exc:
@@ -276,6 +295,7 @@ class Person:
             if run.measuring:
                 stats.moves += 1
                 stats.post.append(spent)
+            self.table.moved(version + 1, self, start, run)
         elif run.measuring:
             stats.other.append(spent)
         self.take(text)

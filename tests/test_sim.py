@@ -173,3 +173,26 @@ def test_module_runs_as_a_command():
     )
     assert done.returncode == 0, done.stderr
     assert "2 games" in done.stdout
+
+
+def test_bot_games_make_no_reference_cycles():
+    """play_game pauses the cyclic garbage collector: that is only safe while a game
+    between bots leaves no cycle behind (everything is freed by reference counting)."""
+    import gc
+
+    from app.engine import RuleSet
+
+    assert gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        for bots in (["greedy"] * 4, ["expert", "strong", "random"]):
+            for i in range(3):
+                game = sim.play_game(RuleSet(end_score=40), bots, f"cycles-{i}")
+                assert game.is_over
+            del game
+            assert gc.collect() == 0, bots
+    finally:
+        gc.enable()
+    sim.play_game(RuleSet(end_score=20), ["greedy", "greedy"], "on-again")
+    assert gc.isenabled()

@@ -41,7 +41,7 @@ def test_the_bounded_sweep_covers_every_option(bounded_sweep):
     expected += [f"penalty {m}" for m in ("multiplier", "flat", "both")]
     expected += [f"reseat {r}" for r in ("never", "round", "game")]
     expected += ["clear_rows on", "clear_rows off", "running score shown", "running score hidden"]
-    expected += [f"bot {b}" for b in sweep.BOTS]
+    expected += [f"bot {b}" for b in sweep.SWEEP_BOTS]
     expected += [
         f"forfeit {when}"
         for when in ("during setup", "out of turn", "holding a drawn card", "on their turn")

@@ -7,6 +7,7 @@ draw pile's order or another player's drawn card, because the view does not hold
 - `random`: any legal move (first a kind of move at random, then a position).
 - `greedy`: the best single move for its own grid, valuing an unknown card at the
   deck's mean; avoids ending a round it would likely be penalised for.
+- `expert` (expert.py): the strong bot's play, tuned, and aware of the game's totals.
 - `strong`: counts cards (every face-up card and the discard pile), weighs drawing
   against the discard by the expected best reply, plans columns, keeps cards the next
   player needs off the discard pile, and ends a round only when that likely pays.
@@ -34,15 +35,25 @@ Bot = Callable[[dict, random.Random], Action]
 
 
 # ----- reading a view ----------------------------------------------------------------
-def _flat(grid_rows) -> list[int]:
-    """A view's grid as a flat list: the value of each face-up card, else a marker."""
-    return [
+def _flat(grid_rows) -> tuple[int, ...]:
+    """A view's grid as a flat tuple: the value of each face-up card, else a marker.
+    A view's grids are shared until they change, so each is read once (the cache holds
+    the grid itself, so its id cannot be reused while cached)."""
+    found = _FLAT.get(id(grid_rows))
+    if found is not None and found[0] is grid_rows:
+        return found[1]
+    if len(_FLAT) > 256:
+        _FLAT.clear()
+    flat = tuple(
         cell["value"] if cell["state"] == "up" else _MARKERS[cell["state"]]
         for row in grid_rows
         for cell in row
-    ]
+    )
+    _FLAT[id(grid_rows)] = (grid_rows, flat)
+    return flat
 
 
+_FLAT: dict[int, tuple] = {}
 _MARKERS = {"down": HIDDEN, "gone": CLEARED}
 
 
@@ -57,19 +68,35 @@ class Moves:
         self.targets: dict[str, list[int | None]] = {}
         self.actions: list[Action] = []
         for entry in legal:
-            kind = entry["type"]
-            if kind == "discard_drawn":
-                flip = entry["flip"]
-                i = None if flip is None else flip[0] * cols + flip[1]
-            else:
-                i = entry["row"] * cols + entry["col"] if "row" in entry else None
+            kind, i, action = _read_action(entry, cols)
             self.targets.setdefault(kind, []).append(i)
-            self.actions.append(_action(kind, i, cols))
+            self.actions.append(action)
         self.stage = _STAGES[legal[0]["type"]] if legal else None
 
     def of(self, kind: str) -> list[int | None]:
         return self.targets.get(kind, [])
 
+
+def _read_action(entry, cols: int) -> tuple[str, int | None, Action]:
+    """(kind, flat index or None, Action) of one legal action. The view's action dicts
+    are shared, so each is read once (the cache holds it: its id stays its own)."""
+    found = _ENTRIES.get(id(entry))
+    if found is not None and found[0] is entry and found[1] == cols:
+        return found[2]
+    kind = entry["type"]
+    if kind == "discard_drawn":
+        flip = entry["flip"]
+        i = None if flip is None else flip[0] * cols + flip[1]
+    else:
+        i = entry["row"] * cols + entry["col"] if "row" in entry else None
+    read = (kind, i, _action(kind, i, cols))
+    if len(_ENTRIES) > 20_000:
+        _ENTRIES.clear()
+    _ENTRIES[id(entry)] = (entry, cols, read)
+    return read
+
+
+_ENTRIES: dict[int, tuple] = {}
 
 _STAGES = {
     "reveal": "setup",
@@ -88,7 +115,7 @@ def moves(view: dict) -> Moves:
     found = _READ.get(id(legal))
     if found is not None and found[0] is legal:
         return found[1]
-    if len(_READ) > 20_000:
+    if len(_READ) > 256:
         _READ.clear()
     read = Moves(legal, view["rules"]["cols"])
     _READ[id(legal)] = (legal, read)
@@ -241,19 +268,40 @@ GREEDY_TAKE = 5.0  # take the discard when it gains at least this much
 GREEDY_KEEP = 2.0  # keep a drawn card when it gains at least this much
 
 
-def _best_place(cells: list[int], targets, x: int, lines, mean: float) -> tuple[int, float]:
+def _best_place(cells, targets, x: int, lines, mean: float) -> tuple[int, float]:
     """Which of the `targets` (cells a face-up `x` may replace) gains most for this
-    grid: (index, points gained)."""
+    grid: (index, points gained); the first such cell on a tie."""
+    if x not in cells:  # no clear possible (it needs another card of the same value)
+        if not targets:
+            return -1, -1e9
+        worth = _worth(cells, mean)
+        i = max(targets, key=worth.__getitem__)
+        return i, worth[i] - x
     best_i, best_gain = -1, -1e9
-    matches = x in cells  # a clear needs another card of the same value
     for i in targets:
         v = cells[i]
-        gain = (mean if v == HIDDEN else v) - x
-        if matches:
-            gain += _clear_bonus(cells, i, x, lines[i])
+        gain = (mean if v == HIDDEN else v) - x + _clear_bonus(cells, i, x, lines[i])
         if gain > best_gain:
             best_i, best_gain = i, gain
     return best_i, best_gain
+
+
+def _worth(cells, mean: float) -> tuple[float, ...]:
+    """What each cell of a grid is worth now: its card, or `mean` if face down. Read
+    once per grid for the greedy bot's constant mean."""
+    if mean != MEAN_CARD:
+        return tuple(mean if v == HIDDEN else v for v in cells)
+    found = _WORTH.get(id(cells))
+    if found is not None and found[0] is cells:
+        return found[1]
+    if len(_WORTH) > 256:
+        _WORTH.clear()
+    worth = tuple(mean if v == HIDDEN else v for v in cells)
+    _WORTH[id(cells)] = (cells, worth)
+    return worth
+
+
+_WORTH: dict[int, tuple] = {}
 
 
 def _estimate(cells: list[int], mean: float) -> float:
@@ -386,7 +434,8 @@ class _Strong:
     expected round score (lower is better) plus strategic terms: column potential, the
     card left to the next player, and the odds of the penalty when ending the round."""
 
-    def __init__(self, view: dict, rng: random.Random):
+    def __init__(self, view: dict, rng: random.Random, params: dict | None = None):
+        self.p = params or STRONG
         self.rng = rng
         rules = view["rules"]
         self.rules = rules
@@ -422,7 +471,7 @@ class _Strong:
                 left = know.counts[v]
                 if left > 0:
                     self.chance[v] = 1.0 - (1.0 - left / know.unseen) ** (
-                        STRONG["looks"] * self.horizon
+                        self.p["looks"] * self.horizon
                     )
         self.others = []
         for i in range(len(cells)):
@@ -447,9 +496,9 @@ class _Strong:
             found = 0.0
             if self.next_cells is not None:
                 gain = _best_place(self.next_cells, self.next_live, top, self.lines, self.mean)[1]
-                extra = gain - STRONG["block_base"]
+                extra = gain - self.p["block_base"]
                 if extra > 0:
-                    found = STRONG["block"] * extra
+                    found = self.p["block"] * extra
             self._blocks[top] = found
         return found
 
@@ -465,7 +514,7 @@ class _Strong:
         for v in set(live):
             if v > 0 and v in chance and live.count(v) == n - 1:
                 best = max(best, chance[v] * n * v)
-        return STRONG["potential"] * best
+        return self.p["potential"] * best
 
     def _potential_after(self, i: int, x: int) -> float:
         """Column potential once a face-up `x` lands at cell `i` (fast paths for the
@@ -479,9 +528,9 @@ class _Strong:
             if a == b:
                 if a == x or a not in chance:
                     return 0.0  # cleared, or nothing worth completing
-                return STRONG["potential"] * chance[a] * 3 * a
+                return self.p["potential"] * chance[a] * 3 * a
             if x in chance and x in (a, b):
-                return STRONG["potential"] * chance[x] * 3 * x
+                return self.p["potential"] * chance[x] * 3 * x
             return 0.0
         if len(others) == 1:
             a = others[0]
@@ -490,7 +539,7 @@ class _Strong:
             best = chance[a] * 2 * a if a in chance else 0.0
             if x in chance:
                 best = max(best, chance[x] * 2 * x)
-            return STRONG["potential"] * best
+            return self.p["potential"] * best
         return self._potential([*others, x])
 
     def place(self, i: int, x: int) -> float:
@@ -520,7 +569,7 @@ class _Strong:
                     if p:
                         delta -= p * _clear_bonus(cells, i, v, self.lines[i])
         if not self.last_turn:
-            delta -= STRONG["flip_bonus"] + (20.0 if self.stalling else 0.0)
+            delta -= self.p["flip_bonus"] + (20.0 if self.stalling else 0.0)
         return delta
 
     def _best_flip(self) -> tuple[float, int] | None:
@@ -547,7 +596,7 @@ class _Strong:
         for p in self.opponents:
             cells = self.grids[p]
             hidden = cells.count(HIDDEN)
-            mu = _estimate(cells, self.mean) - STRONG["opp_turn"]
+            mu = _estimate(cells, self.mean) - self.p["opp_turn"]
             sd = math.sqrt(hidden * sd_card * sd_card + 4.0)
             chance *= _phi((mu - score - 0.5) / sd)
         return chance
@@ -558,10 +607,10 @@ class _Strong:
         if self.stalling:
             return score - 100.0
         if score <= 0:
-            return score - STRONG["end_edge"]
+            return score - self.p["end_edge"]
         chance = self.lowest_chance(score)
         penalised = _penalise(self.rules, score)
-        return score + (1.0 - chance) * (penalised - score) - STRONG["end_edge"] * chance
+        return score + (1.0 - chance) * (penalised - score) - self.p["end_edge"] * chance
 
     def ends(self, i: int) -> bool:
         """Does a move that turns cell `i` face up end the round?"""
@@ -635,6 +684,11 @@ def strong_bot(view: dict, rng: random.Random) -> Action:
 
 
 BOTS: dict[str, Bot] = {"random": random_bot, "greedy": greedy_bot, "strong": strong_bot}
+
+# The expert builds on the strong bot above (its own module: this one is long enough).
+from .expert import expert_bot  # noqa: E402
+
+BOTS["expert"] = expert_bot
 
 
 def choose(name: str, view: dict, rng: random.Random) -> Action:

@@ -12,6 +12,7 @@ import random
 from dataclasses import dataclass
 
 from .actions import Action, DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
+from .frozen import Frozen
 from .rules import RuleSet, check_player_count
 from .scoring import ender_penalised, round_scores, shared_ranks
 
@@ -313,7 +314,7 @@ class Game:
         return active
 
     def _maybe_finish_setup(self) -> None:
-        rnd = self.round
+        rnd = self.rounds[-1]
         if any(rnd.setup_left.get(p, 0) > 0 for p in rnd.seating if p not in self.forfeited):
             return
         rnd.starter = self._choose_starter()
@@ -321,7 +322,7 @@ class Game:
         self.phase = PLAY
 
     def _choose_starter(self) -> str:
-        rnd = self.round
+        rnd = self.rounds[-1]
         playing = [p for p in rnd.seating if p not in self.forfeited]
         if len(self.rounds) > 1:
             previous_ender = self.rounds[-2].result and self.rounds[-2].result["ender"]
@@ -341,7 +342,7 @@ class Game:
         return tied[0]
 
     def _draw_lots(self, candidates: list[str]) -> str:
-        rnd = self.round
+        rnd = self.rounds[-1]
         first = rnd.recorded_starter
         if first is None:
             return self._rng(rnd.number, "starter").choice(candidates)
@@ -395,9 +396,10 @@ class Game:
         Returns the public events the move caused (for move logs and animations)."""
         self._check(player_id, action)
         handler = _HANDLERS[type(action)]
-        start = len(self.round.log) if self.rounds else 0
+        log = self.rounds[-1].log if self.rounds else []
+        start = len(log)
         handler(self, player_id, action)
-        return self.round.log[start:]
+        return self.rounds[-1].log[start:]
 
     def _check(self, player_id: str, action: Action) -> None:
         """Every validation happens here, before anything changes."""
@@ -407,35 +409,36 @@ class Game:
             raise IllegalMove("You are not playing in this game")
         if player_id in self.forfeited:
             raise IllegalMove("You have left this game")
-        if isinstance(action, Forfeit):
+        kind = type(action)
+        if kind is Forfeit:
             return
         if self.phase in (ROUND_OVER, SCORING):
             raise IllegalMove("The round is over; the next one has not started yet")
-        rnd = self.round
+        rnd = self.rounds[-1]
         grid = rnd.grids[player_id]
         if self.phase == SETUP:
-            if not isinstance(action, Reveal):
+            if kind is not Reveal:
                 raise IllegalMove("Turn your first cards face up before play starts")
             if rnd.setup_left[player_id] <= 0:
                 raise IllegalMove("You have already turned your first cards; wait for the others")
             self._check_face_down(grid, action.row, action.col)
             return
-        if isinstance(action, Reveal):
+        if kind is Reveal:
             raise IllegalMove("Play has started: draw a card or take the discard")
         if rnd.turn != player_id:
             raise IllegalMove(f"It is {self.name(rnd.turn)}'s turn")
-        if isinstance(action, TakeDiscard | Draw):
+        if kind is TakeDiscard or kind is Draw:
             if rnd.drawn is not None:
                 raise IllegalMove("You have drawn a card: keep it or discard it")
-            if isinstance(action, TakeDiscard):
+            if kind is TakeDiscard:
                 self._check_in_grid(grid, action.row, action.col)
             return
         if rnd.drawn is None:
             raise IllegalMove("Draw a card first")
-        if isinstance(action, KeepDrawn):
+        if kind is KeepDrawn:
             self._check_in_grid(grid, action.row, action.col)
             return
-        if isinstance(action, DiscardDrawn):
+        if kind is DiscardDrawn:
             if action.flip is None:
                 if grid.face_down_count():
                     raise IllegalMove("Choose a face-down card to turn over")
@@ -458,7 +461,7 @@ class Game:
             raise IllegalMove("That card was cleared from the grid")
 
     def _reveal(self, player_id: str, action: Reveal) -> None:
-        rnd = self.round
+        rnd = self.rounds[-1]
         grid = rnd.grids[player_id]
         i = grid.index(action.row, action.col)
         grid.state[i] = UP
@@ -467,13 +470,15 @@ class Game:
             {"player": player_id, "type": "reveal", "row": action.row, "col": action.col}
         )
         rnd.log.append(
-            {
-                "type": "reveal",
-                "player": player_id,
-                "row": action.row,
-                "col": action.col,
-                "value": grid.values[i],
-            }
+            Frozen(
+                {
+                    "type": "reveal",
+                    "player": player_id,
+                    "row": action.row,
+                    "col": action.col,
+                    "value": grid.values[i],
+                }
+            )
         )
         self._clear(player_id)
         self._maybe_finish_setup()
@@ -486,34 +491,36 @@ class Game:
     def _replace(self, player_id: str, row: int, col: int, card: int, move: dict, kind: str):
         """The turns that put a card into the grid: the replaced card goes face up on
         the discard pile, lines clear, the turn ends."""
-        rnd = self.round
+        rnd = self.rounds[-1]
         old = self._place(player_id, row, col, card)
         rnd.moves.append(move)
         rnd.log.append(
-            {
-                "type": kind,
-                "player": player_id,
-                "row": row,
-                "col": col,
-                "value": card,
-                "replaced": old,
-            }
+            Frozen(
+                {
+                    "type": kind,
+                    "player": player_id,
+                    "row": row,
+                    "col": col,
+                    "value": card,
+                    "replaced": old,
+                }
+            )
         )
         self._clear(player_id)
         self._end_turn(player_id)
 
     def _draw(self, player_id: str, action: Draw) -> None:
-        rnd = self.round
+        rnd = self.rounds[-1]
         if not rnd.draw_pile:
             self.reshuffle()
         rnd.drawn = rnd.draw_pile.pop()
-        rnd.log.append({"type": "draw", "player": player_id})
+        rnd.log.append(Frozen({"type": "draw", "player": player_id}))
 
     def reshuffle(self, order: list[int] | None = None) -> None:
         """The discard pile except its top card becomes the draw pile.
 
         `order` (next card first) replays a recorded reshuffle; otherwise it is seeded."""
-        rnd = self.round
+        rnd = self.rounds[-1]
         top = rnd.discard[-1]
         cards = rnd.discard[:-1]
         if order is None:
@@ -525,10 +532,10 @@ class Game:
         rnd.discard = [top]
         rnd.draw_pile = list(reversed(order))
         rnd.moves.append({"type": "reshuffle", "draw_pile": list(order)})
-        rnd.log.append({"type": "reshuffle", "count": len(order)})
+        rnd.log.append(Frozen({"type": "reshuffle", "count": len(order)}))
 
     def _keep_drawn(self, player_id: str, action: KeepDrawn) -> None:
-        rnd = self.round
+        rnd = self.rounds[-1]
         card, rnd.drawn = rnd.drawn, None
         move = {
             "player": player_id,
@@ -540,15 +547,15 @@ class Game:
         self._replace(player_id, action.row, action.col, card, move, "keep_drawn")
 
     def _discard_drawn(self, player_id: str, action: DiscardDrawn) -> None:
-        rnd = self.round
+        rnd = self.rounds[-1]
         card, rnd.drawn = rnd.drawn, None
         rnd.discard.append(card)
-        event = {"type": "discard_drawn", "player": player_id, "value": card, "flip": None}
+        flip = None
         if action.flip is not None:
             grid = rnd.grids[player_id]
             i = grid.index(*action.flip)
             grid.state[i] = UP
-            event["flip"] = {"row": action.flip[0], "col": action.flip[1], "value": grid.values[i]}
+            flip = Frozen(row=action.flip[0], col=action.flip[1], value=grid.values[i])
         rnd.moves.append(
             {
                 "player": player_id,
@@ -557,12 +564,13 @@ class Game:
                 "flip": list(action.flip) if action.flip is not None else None,
             }
         )
-        rnd.log.append(event)
+        event = {"type": "discard_drawn", "player": player_id, "value": card, "flip": flip}
+        rnd.log.append(Frozen(event))
         self._clear(player_id)
         self._end_turn(player_id)
 
     def _forfeit(self, player_id: str, action: Forfeit) -> None:
-        rnd = self.round
+        rnd = self.rounds[-1]
         self.forfeited.append(player_id)
         move = {"player": player_id, "type": "forfeit"}
         if self.phase == ROUND_OVER:
@@ -570,7 +578,7 @@ class Game:
             # forfeit after the last turn is replayed before the scoring.
             move["after_result"] = True
         rnd.moves.append(move)
-        rnd.log.append({"type": "forfeit", "player": player_id})
+        rnd.log.append(Frozen({"type": "forfeit", "player": player_id}))
         if len(self.active()) < 2:
             # Too few left: the game ends at once and the round in play is not scored.
             if self.phase != ROUND_OVER and rnd.drawn is not None:
@@ -601,7 +609,7 @@ class Game:
     # ----- helpers for moves ---------------------------------------------------------
     def _place(self, player_id: str, row: int, col: int, card: int) -> int:
         """Put `card` face up at (row, col); the replaced card goes face up on the discard."""
-        rnd = self.round
+        rnd = self.rounds[-1]
         grid = rnd.grids[player_id]
         i = grid.index(row, col)
         old = grid.values[i]
@@ -611,17 +619,19 @@ class Game:
         return old
 
     def _clear(self, player_id: str) -> None:
-        rnd = self.round
+        rnd = self.rounds[-1]
         for kind, number, values in rnd.grids[player_id].clear_lines(self.rules.clear_rows):
             rnd.discard.extend(values)
             rnd.log.append(
-                {
-                    "type": "clear",
-                    "player": player_id,
-                    "line": kind,
-                    "index": number,
-                    "value": values[0],
-                }
+                Frozen(
+                    {
+                        "type": "clear",
+                        "player": player_id,
+                        "line": kind,
+                        "index": number,
+                        "value": values[0],
+                    }
+                )
             )
 
     def _next_after(self, player_id: str) -> str:
@@ -634,11 +644,11 @@ class Game:
         raise AssertionError("no active player left")
 
     def _end_turn(self, player_id: str) -> None:
-        rnd = self.round
+        rnd = self.rounds[-1]
         if rnd.ender is None:
             if rnd.grids[player_id].face_down_count() == 0:
                 rnd.ender = player_id
-                rnd.log.append({"type": "ended", "player": player_id})
+                rnd.log.append(Frozen({"type": "ended", "player": player_id}))
                 seating = rnd.seating
                 start = seating.index(player_id)
                 order = seating[start + 1 :] + seating[:start]
@@ -664,7 +674,7 @@ class Game:
         """Final reveal, clears, scores and totals; then the game ends or waits for the
         next round. Runs at once after the last turn unless `hold_scoring` is set (replays
         of records where someone left between the last turn and the scoring)."""
-        rnd = self.round
+        rnd = self.rounds[-1]
         if self.phase not in (PLAY, SCORING) or rnd.turn is not None:
             raise IllegalMove("The round is not over")
         playing = [p for p in rnd.seating if p not in self.forfeited]
@@ -686,7 +696,7 @@ class Game:
             "scores": scores,
             "totals": {p: self.totals[p] for p in playing},
         }
-        rnd.log.append({"type": "round_end", "ender": ender, "penalised": penalised})
+        rnd.log.append(Frozen({"type": "round_end", "ender": ender, "penalised": penalised}))
         if any(self.totals[p] >= self.rules.end_score for p in playing):
             self.phase = GAME_OVER
         else:

@@ -1,73 +1,41 @@
 """What one player may know (boardgame.io's playerView): never a face-down value, never
 the draw pile's order, never another player's drawn card.
 
-A view is read-only and shared: the public part is built once per change of the game
+A view is read-only and shared. Its public part is built once per change of the game
 (every change appends a public event to the round's log, so the round and its log's
-length name the change) and reused by every viewer; a grid's rows are rebuilt only when
-that grid changed. Only the drawer's view differs (its drawn card), and each viewer's
-legal actions."""
+length name the change) and reused by every viewer; within it a grid's rows are rebuilt
+only when that grid changed, the players only when a round is scored or someone leaves.
+Per viewer only the drawer's drawn card and the legal actions differ."""
 
 from __future__ import annotations
 
 from .actions import action_to_dict
-from .game import DOWN, GAME_OVER, PLAY, SETUP, UP, Game
+from .frozen import Frozen, freeze
+from .game import DOWN, GAME_OVER, GONE, PLAY, SETUP, UP, Game
 from .rules import RuleSet
 
-
-class Frozen(dict):
-    """A dict that refuses changes: views are shared between callers, so none may alter
-    what the next one sees. Still a dict, so JSON and templates read it as usual."""
-
-    __slots__ = ()
-
-    def _read_only(self, *args, **kwargs):
-        raise TypeError("a view is read-only")
-
-    __setitem__ = __delitem__ = __ior__ = _read_only
-    clear = pop = popitem = setdefault = update = _read_only
-
-    def __reduce__(self):
-        return (Frozen, (dict(self),))
-
-    def __copy__(self):
-        return self
-
-    def __deepcopy__(self, memo):
-        return self
-
-
-def freeze(data):
-    """A read-only deep copy of JSON-like data (dicts become Frozen, lists tuples)."""
-    if isinstance(data, dict):
-        return Frozen({k: freeze(v) if isinstance(v, _NESTED) else v for k, v in data.items()})
-    if isinstance(data, list | tuple):
-        return tuple(freeze(v) if isinstance(v, _NESTED) else v for v in data)
-    return data
-
-
-_NESTED = (dict, list, tuple)
-
+__all__ = ["Frozen", "freeze", "legal", "rules_view", "view"]
 
 DOWN_CELL = Frozen(state="down")
 GONE_CELL = Frozen(state="gone")
-_UP_CELLS = {v: Frozen(state="up", value=v) for v in range(-2, 13)}
+_EMPTY = Frozen()
 
 
-def view(game: Game, player_id: str | None) -> Frozen:
-    """Everything `player_id` may see (None: a spectator), as read-only JSON-able data.
+def view(game: Game, player_id: str | None) -> dict:
+    """Everything `player_id` may see (None: a spectator), as JSON-able data: a dict of
+    its own whose values are read-only and shared with other views.
 
     Grids are tuples of rows of cells; a cell is {"state": "up", "value": v},
     {"state": "down"} or {"state": "gone"}. `legal` lists the viewer's legal actions now
     (Game.legal_actions in the `action_to_dict` form; Forfeit, always allowed, aside)."""
     shared = _shared(game)
-    me = player_id if player_id in game.totals else None
-    if me is None:
-        return Frozen(shared.data, me=None, legal=())
-    rnd = game.rounds[-1] if game.rounds else None
-    if rnd is not None and rnd.drawn is not None and rnd.turn == me:
+    if player_id not in game.totals:
+        return dict(shared.data)
+    rnd = shared.rnd
+    if rnd is not None and rnd.drawn is not None and rnd.turn == player_id:
         mine = Frozen(shared.data["round"], drawn=rnd.drawn)
-        return Frozen(shared.data, me=me, round=mine, legal=legal(game, me))
-    return Frozen(shared.data, me=me, legal=legal(game, me))
+        return dict(shared.data, me=player_id, round=mine, legal=legal(game, player_id))
+    return dict(shared.data, me=player_id, legal=legal(game, player_id))
 
 
 def legal(game: Game, player_id: str) -> tuple[Frozen, ...]:
@@ -78,13 +46,12 @@ def legal(game: Game, player_id: str) -> tuple[Frozen, ...]:
     if stage is None:
         return ()
     grid = game.rounds[-1].grids[player_id]
-    key = (stage, grid.cols, tuple(grid.state))
+    key = (stage, grid.cols, *grid.state)
     found = _LEGAL.get(key)
     if found is None:
         if len(_LEGAL) > 50_000:
             _LEGAL.clear()
-        found = tuple(_as_dict(a) for a in game.legal_actions(player_id))
-        _LEGAL[key] = found
+        found = _LEGAL[key] = tuple(map(_as_dict, game.legal_actions(player_id)))
     return found
 
 
@@ -92,7 +59,7 @@ _LEGAL: dict[tuple, tuple[Frozen, ...]] = {}
 
 
 def _as_dict(action) -> Frozen:
-    """An action as a read-only dict; the engine's legal actions are shared instances,
+    """An action as a read-only dict. The engine's legal actions are shared instances,
     so each is converted once (the cache keeps the action, so its id stays its own)."""
     found = _ACTION_DICTS.get(id(action))
     if found is None or found[0] is not action:
@@ -108,13 +75,29 @@ _ACTION_DICTS: dict[int, tuple] = {}
 class _Shared:
     """The part of every view that does not depend on the viewer, for one change."""
 
-    __slots__ = ("key", "data", "grids", "log", "results")
+    __slots__ = (
+        "rnd",
+        "events",
+        "phase",
+        "forfeits",
+        "data",
+        "players",
+        "grids",
+        "log",
+        "seating",
+        "results",
+    )
 
     def __init__(self):
-        self.key = None
-        self.data: Frozen | None = None
+        self.rnd = None
+        self.events = -1  # length of the round's log when built
+        self.phase = None
+        self.forfeits = 0
+        self.data: Frozen = _EMPTY
+        self.players: tuple = ((), ())  # (key, players)
         self.grids: dict[str, tuple] = {}  # player -> (values, state, rows)
         self.log: tuple = ()
+        self.seating: tuple = ()
         self.results: dict[int, tuple] = {}  # id(result) -> (result, show_totals, view)
 
 
@@ -122,87 +105,112 @@ def _shared(game: Game) -> _Shared:
     cache = game.__dict__.get("_view_cache")
     if cache is None:
         cache = game.__dict__["_view_cache"] = _Shared()
-    rnd = game.rounds[-1] if game.rounds else None
-    key = (rnd, len(rnd.log) if rnd else 0, game.phase, len(game.forfeited))
-    if cache.key is None or cache.key[0] is not key[0] or cache.key[1:] != key[1:]:
+    rounds = game.rounds
+    rnd = rounds[-1] if rounds else None
+    events = len(rnd.log) if rnd is not None else 0
+    if (
+        cache.events != events
+        or cache.rnd is not rnd
+        or cache.phase != game.phase
+        or cache.forfeits != len(game.forfeited)
+    ):
         _rebuild(game, rnd, cache)
-        cache.key = key
+        cache.rnd, cache.events = rnd, events
+        cache.phase, cache.forfeits = game.phase, len(game.forfeited)
     return cache
 
 
 def _rebuild(game: Game, rnd, cache: _Shared) -> None:
-    rules = game.rules
     over = game.phase == GAME_OVER
-    show_totals = rules.show_running_score or over
-    totals = game.totals
-    forfeited = game.forfeited
-    players = tuple(
-        Frozen(
-            id=p.id,
-            name=p.name,
-            bot=p.bot,
-            forfeited=p.id in forfeited,
-            total=totals[p.id] if show_totals else None,
-        )
-        for p in game.players
-    )
+    show_totals = game.rules.show_running_score or over
     data = {
         "me": None,
-        "rules": rules_view(rules),
+        "rules": rules_view(game.rules),
         "phase": game.phase,
-        "players": players,
+        "players": _players(game, cache, show_totals),
         "round": None,
         "previous_result": None,
         "ranking": freeze(game.ranking()) if over else None,
+        "legal": (),
     }
     if rnd is not None:
         data["round"] = _round(game, rnd, cache, show_totals)
         if len(game.rounds) > 1:
-            data["previous_result"] = _visible_result(game.rounds[-2].result, show_totals, cache)
+            data["previous_result"] = _result(game.rounds[-2].result, show_totals, cache)
     cache.data = Frozen(data)
 
 
+def _players(game: Game, cache: _Shared, show_totals: bool) -> tuple[Frozen, ...]:
+    """Totals change only when a round is scored, which changes the phase."""
+    key = (game.phase, len(game.rounds), len(game.forfeited), show_totals)
+    if cache.players[0] != key:
+        totals = game.totals
+        forfeited = game.forfeited
+        players = tuple(
+            Frozen(
+                id=p.id,
+                name=p.name,
+                bot=p.bot,
+                forfeited=p.id in forfeited,
+                total=totals[p.id] if show_totals else None,
+            )
+            for p in game.players
+        )
+        cache.players = (key, players)
+    return cache.players[1]
+
+
 def _round(game: Game, rnd, cache: _Shared, show_totals: bool) -> Frozen:
-    if cache.key is None or cache.key[0] is not rnd:
+    if cache.rnd is not rnd:
         cache.grids = {}
         cache.log = ()
+        cache.seating = tuple(rnd.seating)
+    cached = cache.grids
     grids = {}
     for p, grid in rnd.grids.items():
         # The final reveal turns every card up before scoring, so a scored round shows all.
-        old = cache.grids.get(p)
-        if old is not None and old[0] == grid.values and old[1] == grid.state:
+        values, state = grid.values, grid.state
+        old = cached.get(p)
+        if old is not None and old[0] == values and old[1] == state:
             grids[p] = old[2]
         else:
-            rows = _rows(grid.values, grid.state, grid.cols)
-            cache.grids[p] = (list(grid.values), list(grid.state), rows)
+            rows = _rows(values, state, grid.cols, old)
+            cached[p] = (values[:], state[:], rows)
             grids[p] = rows
     log = cache.log
     if len(log) != len(rnd.log):
-        log = cache.log = log + tuple(freeze(e) for e in rnd.log[len(log) :])
+        # The engine's events are read-only already; a loaded game's are frozen here.
+        new = tuple(rnd.log[len(log) :])
+        if type(new[0]) is not Frozen:
+            new = tuple(map(freeze, new))
+        log = cache.log = log + new
     discard = rnd.discard
+    phase = game.phase
     return Frozen(
-        number=rnd.number,
-        seating=tuple(rnd.seating),
-        grids=Frozen(grids),
-        setup_left=Frozen(rnd.setup_left) if game.phase == SETUP else Frozen(),
-        starter=rnd.starter,
-        turn=rnd.turn if game.phase == PLAY else None,
-        ender=rnd.ender,
-        last_turns=tuple(rnd.last_turns),
-        draw_count=len(rnd.draw_pile),
-        discard_top=discard[-1] if discard else None,
-        discard_count=len(discard),
-        # Every card on the discard pile was seen face up by everyone: a player who
-        # watched the whole round knows them (bottom first).
-        discard_pile=tuple(discard),
-        has_drawn=rnd.drawn is not None,
-        drawn=None,
-        log=log,
-        result=_visible_result(rnd.result, show_totals, cache),
+        {
+            "number": rnd.number,
+            "seating": cache.seating,
+            "grids": Frozen(grids),
+            "setup_left": Frozen(rnd.setup_left) if phase == SETUP else _EMPTY,
+            "starter": rnd.starter,
+            "turn": rnd.turn if phase == PLAY else None,
+            "ender": rnd.ender,
+            "last_turns": tuple(rnd.last_turns),
+            "draw_count": len(rnd.draw_pile),
+            "discard_top": discard[-1] if discard else None,
+            "discard_count": len(discard),
+            # Every card on the discard pile was seen face up by everyone: a player who
+            # watched the whole round knows them (bottom first).
+            "discard_pile": tuple(discard),
+            "has_drawn": rnd.drawn is not None,
+            "drawn": None,
+            "log": log,
+            "result": _result(rnd.result, show_totals, cache) if rnd.result else None,
+        }
     )
 
 
-def _visible_result(result: dict | None, show_totals: bool, cache: _Shared) -> Frozen | None:
+def _result(result: dict | None, show_totals: bool, cache: _Shared) -> Frozen | None:
     """A round's result (totals hidden unless shown), frozen once per result."""
     if result is None:
         return None
@@ -229,11 +237,38 @@ def rules_view(rules: RuleSet) -> Frozen:
     return cached[1]
 
 
-def _rows(values: list[int], state: list[int], cols: int) -> tuple[tuple[Frozen, ...], ...]:
-    cells = [
-        (_UP_CELLS.get(v) or Frozen(state="up", value=v))
-        if s == UP
-        else (DOWN_CELL if s == DOWN else GONE_CELL)
-        for v, s in zip(values, state, strict=True)
-    ]
-    return tuple(tuple(cells[i : i + cols]) for i in range(0, len(cells), cols))
+# Cells by value * 4 + state: every real card's cell exists once.
+_CELLS = {v * 4 + DOWN: DOWN_CELL for v in range(-2, 13)}
+_CELLS.update({v * 4 + UP: Frozen(state="up", value=v) for v in range(-2, 13)})
+_CELLS.update({v * 4 + GONE: GONE_CELL for v in range(-2, 13)})
+
+
+def _cell(value: int, state: int) -> Frozen:
+    if state == UP:
+        return Frozen(state="up", value=value)
+    return DOWN_CELL if state == DOWN else GONE_CELL
+
+
+def _rows(values: list[int], state: list[int], cols: int, old=None) -> tuple[tuple, ...]:
+    """A grid as rows of shared cells; the rows that did not change since `old` (values,
+    state, rows) are kept (a move changes one cell, or the lines it clears)."""
+    get = _CELLS.get
+    rows = []
+    for start in range(0, len(values), cols):
+        end = start + cols
+        if (
+            old is not None
+            and old[0][start:end] == values[start:end]
+            and old[1][start:end] == state[start:end]
+        ):
+            rows.append(old[2][start // cols])
+        else:
+            rows.append(
+                tuple(
+                    [
+                        get(v * 4 + s) or _cell(v, s)
+                        for v, s in zip(values[start:end], state[start:end], strict=True)
+                    ]
+                )
+            )
+    return tuple(rows)

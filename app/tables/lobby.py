@@ -23,6 +23,7 @@ BOT_NAMES = {
     "random": ["Dice", "Coin", "Lottie", "Rolly"],
     "greedy": ["Gobbler", "Grabby", "Magpie", "Hoarder"],
     "strong": ["Ada", "Turing", "Deep Blue", "Hal"],
+    "expert": ["Shannon", "Lovelace", "Knuth", "Kasparov"],
 }
 
 
@@ -138,7 +139,7 @@ def update_rules(code: str, seat: Seat | None, form) -> Snapshot:
 
 def add_bot(code: str, seat: Seat | None, kind: str) -> Snapshot:
     if kind not in BOTS:
-        raise TableError(_("Choose a bot: random, greedy or strong."), field="bot")
+        raise TableError(_("Choose a bot: random, greedy, strong or expert."), field="bot")
 
     def act(ch: Change):
         _require_host(ch, seat)

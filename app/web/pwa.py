@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 
 from flask import Blueprint, current_app, jsonify, render_template
+from flask_babel import get_locale
 from flask_babel import gettext as _
 
 bp = Blueprint("pwa", __name__)
@@ -31,6 +32,8 @@ def manifest():
         "name": _("Skymo: the card game with friends"),
         "short_name": "Skymo",
         "description": _("The card game of low scores, in your browser."),
+        # A manifest is fetched without cookies: the page's link names its language.
+        "lang": str(get_locale()),
         "start_url": "/",
         "scope": "/",
         "display": "standalone",

@@ -18,7 +18,7 @@ from flask_babel import lazy_gettext as _l
 
 from .. import tables
 from ..hub import hub
-from .table import current_seat, is_htmx, render_table
+from .table import current_seat, render_table
 
 bp = Blueprint("reactions", __name__, url_prefix="/t")
 
@@ -94,9 +94,9 @@ def react(code: str):
         with _lock:
             _shown[(code, seat.player_id)] = (key, now)
         push(code, seat.player_id)
-    elif not is_htmx():
+    elif not request.htmx:
         return render_table(code, error=_("One reaction at a time, please."), status=429)
-    if is_htmx():
+    if request.htmx:
         return Response(status=204)  # the socket shows it (a refused one: nothing)
     return redirect(url_for("table.show", code=code), 303)
 

@@ -16,6 +16,7 @@ from jinja2 import pass_context
 from markupsafe import Markup
 
 from .. import i18n, tables
+from ..engine.bots import BOTS
 from ..hub import Connection
 from ..models import Seat, Table, db
 from ..presence import presence
@@ -24,7 +25,7 @@ from .presenter import Shared, a, board, card_html, card_tone
 
 __all__ = ["a", "card_html", "card_tone", "render_push", "table_context"]
 
-BOT_KINDS = ["random", "greedy", "strong"]
+BOT_KINDS = list(BOTS)  # the lobby offers every bot the engine has
 
 
 def table_context(

@@ -27,7 +27,7 @@ def step_arg(value) -> int:
 def render(ctx: dict, status: int = 200):
     ctx.setdefault("csrf", csrf_token())
     ctx["card_tone"] = card_tone
-    if request.headers.get("HX-Request") == "true" and ctx.get("replay") is not None:
+    if request.htmx and ctx.get("replay") is not None:
         return render_template("partials/_replay.html", **ctx), status
     return render_template("pages/replay.html", **ctx), status
 

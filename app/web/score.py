@@ -51,10 +51,6 @@ def user_id() -> int | None:
     return user.id if user else None
 
 
-def is_htmx() -> bool:
-    return request.headers.get("HX-Request") == "true"
-
-
 def sheet_or_404(code: str) -> ScoreSheet:
     sheet = scoresheet.get_sheet(code)
     if sheet is None:
@@ -112,14 +108,16 @@ def sheet_context(sheet: ScoreSheet, *, editable: bool, errors=None, form=None) 
         "qr": qr_svg(share),
         "round_min": scoresheet.ROUND_MIN,
         "round_max": scoresheet.ROUND_MAX,
-        "csrf": csrf_token(),
+        # Only the owner's page has forms. A push renders for viewers inside whatever
+        # request made the change (sharing its `g`): it must not mint a token there.
+        "csrf": csrf_token() if editable else "",
     }
 
 
 def render_sheet(sheet: ScoreSheet, *, status: int = 200, **extra):
     editable = scoresheet.can_edit(sheet, session.get("device"), user_id())
     ctx = sheet_context(sheet, editable=editable, **extra)
-    if is_htmx():
+    if request.htmx:
         return render_template("partials/_score_sheet.html", **ctx), status
     return render_template("pages/score.html", **ctx), status
 
@@ -127,7 +125,7 @@ def render_sheet(sheet: ScoreSheet, *, status: int = 200, **extra):
 def changed(sheet: ScoreSheet):
     """After a change: push it to the viewers, then the partial or a redirect."""
     hub.publish(sheet.code)
-    if is_htmx():
+    if request.htmx:
         return render_sheet(scoresheet.get_sheet(sheet.code))
     return redirect(url_for("score.show", code=sheet.code), 303)
 

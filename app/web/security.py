@@ -1,39 +1,44 @@
-"""CSRF protection for every POST, and security headers.
+"""CSRF protection for every POST (Flask-WTF's CSRFProtect), and security headers.
 
-The token lives in the signed session; forms carry it in a hidden field and htmx sends
-it in the X-CSRF-Token header (set once on <body> with hx-headers)."""
+Forms carry the token in a hidden field; htmx sends it in the X-CSRF-Token header (set
+once on <body> with hx-headers), which CSRFProtect reads. The push socket renders forms
+with the token of the session that opened it; it only receives, so it needs no token of
+its own, and ws.py refuses a cross-origin socket."""
 
 from __future__ import annotations
 
-import hmac
-import secrets
-
-from flask import render_template, request, session
+from flask import render_template, session
 from flask_babel import gettext as _
+from flask_wtf.csrf import CSRFError, CSRFProtect, generate_csrf
 from werkzeug.exceptions import HTTPException
+
+csrf = CSRFProtect()
 
 
 def csrf_token() -> str:
-    token = session.get("csrf")
-    if not token:
-        token = session["csrf"] = secrets.token_urlsafe(24)
-        session.permanent = True
+    """The token forms and htmx send back. Flask-WTF signs the session's secret anew
+    each second; the first signed token is kept in the session, so that a session's
+    pages, pushes and answers carry the same one (a mover's answer reuses their push,
+    matched by it). Signing in clears the session: a new secret, a new token."""
+    token = session.get(SIGNED)
+    if token is None or "csrf_token" not in session:
+        token = session[SIGNED] = generate_csrf()
     return token
 
 
-def init_app(app) -> None:
-    app.jinja_env.globals["csrf_token"] = csrf_token
+SIGNED = "csrf_signed"
 
-    @app.before_request
-    def _check_csrf():
-        if request.method != "POST":
-            return None
-        expected = session.get("csrf")
-        sent = request.headers.get("X-CSRF-Token") or request.form.get("csrf_token")
-        if not expected or not sent or not hmac.compare_digest(str(expected), str(sent)):
-            message = _("This form has expired: reload the page and try again.")
-            return render_template("pages/error.html", message=message, status=400), 400
-        return None
+
+def init_app(app) -> None:
+    # A table stays open for hours: the token lasts as long as the session.
+    app.config.setdefault("WTF_CSRF_TIME_LIMIT", None)
+    app.config.setdefault("WTF_CSRF_HEADERS", ["X-CSRF-Token", "X-CSRFToken"])
+    csrf.init_app(app)
+
+    @app.errorhandler(CSRFError)
+    def _csrf_failed(exc):
+        message = _("This form has expired: reload the page and try again.")
+        return render_template("pages/error.html", message=message, status=400), 400
 
     @app.errorhandler(HTTPException)
     def _http_error(exc):

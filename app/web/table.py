@@ -11,6 +11,7 @@ import json
 from flask import Blueprint, Response, abort, redirect, render_template, request, session, url_for
 from flask_babel import get_locale
 from flask_babel import gettext as _
+from htmx_flask import make_response as htmx_response
 
 from .. import accounts, tables
 from ..engine import DiscardDrawn, Draw, KeepDrawn, Reveal, TakeDiscard
@@ -53,10 +54,6 @@ def current_seat(table):
     return cache[code]
 
 
-def is_htmx() -> bool:
-    return request.headers.get("HX-Request") == "true"
-
-
 def render_table(code: str, *, status: int = 200, page: bool = False, snap=None, **extra):
     """The table as this visitor sees it: from `snap` (the snapshot a change just
     committed) when given, else as stored now."""
@@ -68,7 +65,7 @@ def render_table(code: str, *, status: int = 200, page: bool = False, snap=None,
     elif snap.table.status == snap.table.CLOSED:
         return render_error(_("There is no table with that code."), 404)
     seat = current_seat(snap.table)
-    if not page and not extra and is_htmx():
+    if not page and not extra and request.htmx:
         html = pushed_answer(snap, seat, csrf_token(), str(get_locale()))
         if html is not None:
             return html, status
@@ -76,7 +73,7 @@ def render_table(code: str, *, status: int = 200, page: bool = False, snap=None,
     ctx["csrf"] = csrf_token()
     user = signed_in()
     ctx["join_name"] = user.username if user else ""  # prefilled in the join form
-    if page or not is_htmx():
+    if page or not request.htmx:
         return render_template("pages/table.html", **ctx), status
     return render_template("partials/_table.html", **ctx), status
 
@@ -88,7 +85,7 @@ def render_error(message: str, status: int):
 def done(code: str, snap=None, **extra):
     """After a successful action: the fresh partial for htmx (from the snapshot the
     action committed), a redirect otherwise."""
-    if is_htmx():
+    if request.htmx:
         return render_table(code, snap=snap, **extra)
     return redirect(url_for("table.show", code=code), 303)
 
@@ -101,7 +98,7 @@ def act(code: str, fn, *args, **kwargs):
         snap = fn(code, seat, *args, **kwargs)
     except tables.Stale:
         notice = _("The table changed before your action arrived: here it is now.")
-        return render_table(code, error=notice, status=409 if not is_htmx() else 200)
+        return render_table(code, error=notice, status=409 if not request.htmx else 200)
     except tables.TableError as exc:
         return render_table(
             code, error=exc.message, field=exc.field, status=exc.status, form=request.form
@@ -112,7 +109,7 @@ def act(code: str, fn, *args, **kwargs):
 @bp.get("/<code>")
 def show(code: str):
     mode = request.args.get("mode")
-    return render_table(code.upper(), page=not is_htmx(), mode=mode)
+    return render_table(code.upper(), page=not request.htmx, mode=mode)
 
 
 @bp.post("/<code>/join")
@@ -139,10 +136,10 @@ def join(code: str):
         )
     remember_seat(code, seat.token)
     session["name"] = seat.name
-    if is_htmx():
+    if request.htmx:
         # The page's socket was opened before this browser had a seat: reload the page
         # so the socket reconnects as the player.
-        return Response(status=204, headers={"HX-Refresh": "true"})
+        return htmx_response("", 204, refresh=True)
     return done(code)
 
 

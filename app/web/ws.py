@@ -17,6 +17,7 @@ from ..presence import presence
 from . import sock
 from .auth import signed_in
 from .render import render_push
+from .security import csrf_token
 
 SEND_TIMEOUT = 10  # seconds
 
@@ -58,7 +59,7 @@ def init_app(app) -> None:
         conn = Connection(
             code=code,
             seat_id=seat.id if seat else None,
-            csrf=session.get("csrf", ""),
+            csrf=csrf_token(),
             send=ws.send,
             base_url=request.host_url,
             name=user.username if user else "",

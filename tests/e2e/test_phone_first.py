@@ -5,6 +5,7 @@ opponent in view, a short lobby, what the last move changed, reactions."""
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 import pytest
 from e2e_helpers import (
@@ -358,7 +359,7 @@ def test_installable_with_an_offline_page(server, new_context, screenshots, size
     settle(page)
     cdp = context.new_cdp_session(page)
     manifest = cdp.send("Page.getAppManifest")
-    assert manifest["url"].endswith("/manifest.webmanifest") and not manifest["errors"]
+    assert urlsplit(manifest["url"]).path == "/manifest.webmanifest" and not manifest["errors"]
     # The page is controlled by the service worker, which has cached the assets.
     page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=10_000)
     errors = cdp.send("Page.getInstallabilityErrors")["installabilityErrors"]

@@ -103,3 +103,15 @@ def test_catalogs_compile_when_missing_or_older(tmp_path):
     later = po.with_suffix(".mo").stat().st_mtime + 10
     os.utime(po, (later, later))
     assert [p.parent.parent.name for p in compile_catalogs(tmp_path)] == ["de"]
+
+
+def test_french_punctuation_keeps_its_space_attached():
+    """French puts a space before : ; ! ? and inside « »: a non-breaking one, so that a
+    narrow phone never starts a line with the colon."""
+    loose = []
+    for m in catalog("fr"):
+        if not m.id:
+            continue  # the header
+        strings = m.string if isinstance(m.string, tuple) else (m.string,)
+        loose += [s for s in strings if s and re.search(r"\S [:;!?»]|« ", s)]
+    assert not loose, f"fr: use a non-breaking space (\\u00a0) in: {loose}"

@@ -394,3 +394,20 @@ def test_score_sheet_viewers_get_the_sheet_in_their_language(browser):
     finally:
         for c in conns:
             score.hub.remove(c)
+
+
+def test_the_web_manifest_in_the_pages_language(client):
+    """A browser fetches the manifest without cookies: the page's link carries ?lang=."""
+    names = {}
+    for lang in LANGUAGES:
+        doc = parse(client.get(f"/?lang={lang}").data)
+        href = doc.find("link", rel="manifest").attrs["href"]
+        assert f"lang={lang}" in href
+        manifest = client.application.test_client().get(href).get_json()  # no cookie
+        assert manifest["lang"] == lang
+        names[lang] = manifest["name"]
+    assert names == {
+        "en": "Skymo: the card game with friends",
+        "fr": "Skymo\xa0: le jeu de cartes entre amis",
+        "de": "Skymo: das Kartenspiel mit Freunden",
+    }

@@ -1,0 +1,58 @@
+"""Compression (Flask-Compress: Brotli or gzip) and content-hashed asset URLs; the table
+page with every asset stays under its 30 KB gzipped budget."""
+
+from __future__ import annotations
+
+import gzip
+import re
+
+import brotli
+from web_helpers import seat_table, start
+
+BUDGET = 30 * 1024
+
+
+def assets_of(html: str) -> list[str]:
+    return re.findall(r'(?:href|src)="(/static/[^"]+)"', html)
+
+
+def test_pages_are_compressed_as_the_browser_asks(browser):
+    ann, _bob = seat_table(browser, ("Ann", "Bob"), bots=("greedy",))
+    start(ann)
+    plain = ann.client.get(f"/t/{ann.code}")
+    assert "Content-Encoding" not in plain.headers
+    for encoding, unpack in (("gzip", gzip.decompress), ("br", brotli.decompress)):
+        response = ann.client.get(f"/t/{ann.code}", headers={"Accept-Encoding": encoding})
+        assert response.headers["Content-Encoding"] == encoding
+        assert "Accept-Encoding" in response.headers["Vary"]
+        body = unpack(response.data).decode()
+        assert body.startswith("<!doctype html>") and body.rstrip().endswith("</html>")
+        assert ann.code in body and len(response.data) < len(body) / 3
+    # Brotli is preferred when the browser takes both.
+    both = ann.client.get(f"/t/{ann.code}", headers={"Accept-Encoding": "gzip, br"})
+    assert both.headers["Content-Encoding"] == "br"
+
+
+def test_assets_have_content_hashed_urls_cached_for_a_year(client):
+    html = client.get("/").data.decode()
+    urls = assets_of(html)
+    assert urls and all(re.search(r"\?v=[0-9a-f]{10}$", u) for u in urls)
+    for url in urls:
+        response = client.get(url, headers={"Accept-Encoding": "gzip"})
+        assert response.status_code == 200
+        assert "max-age=31536000" in response.headers["Cache-Control"]
+        if response.mimetype in ("text/css", "text/javascript") and len(response.data) > 512:
+            assert response.headers["Content-Encoding"] == "gzip"
+            gzip.decompress(response.get_data())  # a whole gzip stream
+
+
+def test_the_table_page_with_every_asset_is_under_30_kb_gzipped(browser):
+    ann, bob = seat_table(browser, ("Ann", "Bob"), bots=("greedy", "strong"))
+    start(ann)
+    page = ann.client.get(f"/t/{ann.code}", headers={"Accept-Encoding": "gzip"})
+    html = gzip.decompress(page.data).decode()
+    total = len(page.data)
+    for url in assets_of(html):
+        response = ann.client.get(url, headers={"Accept-Encoding": "gzip"})
+        total += len(response.get_data())
+    assert total < BUDGET, total
