@@ -19,7 +19,7 @@ import time
 
 import peewee as pw
 
-from .models import Due, Table, db
+from .models import Due, db, open_table_codes
 
 log = logging.getLogger(__name__)
 
@@ -43,14 +43,7 @@ class DueScheduler:
     def start(self, app) -> None:
         self._app = app
         # Tables in play when the processes stopped: their due rows may predate a crash.
-        with db.connection_context():
-            codes = [
-                t.code
-                for t in Table.select(Table.code).where(
-                    Table.status.in_([Table.PLAYING, Table.LOBBY])
-                )
-            ]
-        for code in codes:
+        for code in open_table_codes():
             self.wake(code)
         if self._thread is None:
             self._thread = threading.Thread(target=self._loop, name="skymo-due", daemon=True)

@@ -364,3 +364,12 @@ def init_app(app) -> None:
         if not db.is_closed():
             db.close()
         return render_template("pages/unavailable.html"), 503, {"Retry-After": "5"}
+
+
+def open_table_codes() -> list[str]:
+    """Tables in a lobby or in play: what a (re)started scheduler looks at again."""
+    with db.connection_context():
+        return [
+            t.code
+            for t in Table.select(Table.code).where(Table.status.in_([Table.PLAYING, Table.LOBBY]))
+        ]

@@ -671,16 +671,21 @@ class _Strong:
         return _action("draw", None, cols)
 
 
-def strong_bot(view: dict, rng: random.Random) -> Action:
+def play_mind(mind_class: type[_Strong], view: dict, rng: random.Random) -> Action:
+    """Setup reveals are spread; a turn asks `mind_class` what to take and how to reply."""
     kind = moves(view).stage
     if kind is None:
         raise ValueError("the viewer has no move to make")
     if kind == "setup":
         return _spread_reveal(view, rng)
-    mind = _Strong(view, rng)
+    mind = mind_class(view, rng)
     if kind == "take":
         return mind.take_or_draw()
     return mind.reply(view["round"]["drawn"])[1]
+
+
+def strong_bot(view: dict, rng: random.Random) -> Action:
+    return play_mind(_Strong, view, rng)
 
 
 BOTS: dict[str, Bot] = {"random": random_bot, "greedy": greedy_bot, "strong": strong_bot}

@@ -20,7 +20,7 @@ import math
 import random
 
 from .actions import Action
-from .bots import HIDDEN, STRONG, _estimate, _penalise, _phi, _spread_reveal, _Strong, moves
+from .bots import HIDDEN, STRONG, _estimate, _penalise, _phi, _Strong, play_mind
 
 EXPERT = {
     **STRONG,
@@ -75,12 +75,4 @@ class _Expert(_Strong):
 
 
 def expert_bot(view: dict, rng: random.Random) -> Action:
-    kind = moves(view).stage
-    if kind is None:
-        raise ValueError("the viewer has no move to make")
-    if kind == "setup":
-        return _spread_reveal(view, rng)
-    mind = _Expert(view, rng)
-    if kind == "take":
-        return mind.take_or_draw()
-    return mind.reply(view["round"]["drawn"])[1]
+    return play_mind(_Expert, view, rng)

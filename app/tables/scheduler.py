@@ -7,7 +7,7 @@ import logging
 import threading
 import time
 
-from ..models import Table, db
+from ..models import db, open_table_codes
 from ..presence import presence
 from .automation import next_automatic, run_automatic, settings
 from .store import Snapshot, store
@@ -32,14 +32,7 @@ class Scheduler:
             self._thread = threading.Thread(target=self._loop, name="skymo-scheduler", daemon=True)
             self._thread.start()
         # Resume every table that was in play when the server stopped.
-        with db.connection_context():
-            codes = [
-                t.code
-                for t in Table.select(Table.code).where(
-                    Table.status.in_([Table.PLAYING, Table.LOBBY])
-                )
-            ]
-        for code in codes:
+        for code in open_table_codes():
             self.wake(code)
 
     def wake(self, code: str, snap: Snapshot | None = None) -> None:
