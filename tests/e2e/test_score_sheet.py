@@ -146,6 +146,8 @@ def test_a_round_queued_after_the_end_is_refused_and_said(server, new_context):
     page.get_by_label("Player 2", exact=True).fill("Bob")
     page.get_by_label("End score").fill("30")
     page.get_by_role("button", name="Start the sheet").click()
+    # Offline only once the sheet has loaded: going offline mid-navigation loses the page.
+    expect(page.locator("#round-form")).to_be_visible()
     phone.set_offline(True)
     type_round(page, {"Ann": 31, "Bob": 2}, "Bob")  # Ann passes 30: the game ends
     type_round(page, {"Ann": 1, "Bob": 1}, "Nobody")  # typed before anyone noticed
