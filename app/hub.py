@@ -111,9 +111,31 @@ class Hub:
         self._renderer: Renderer | None = None
         # fanout(code, what, version or None): tell the other processes (multi-process mode)
         self._fanout: Callable[[str, str, int | None], None] | None = None
+        self._events: dict[str, Callable[[str, object], None]] = {}
+        self._announce: Callable[[str, str, object], None] | None = None
 
     def set_fanout(self, fanout: Callable[[str, str, int | None], None] | None) -> None:
         self._fanout = fanout
+
+    def on_event(self, name: str, handler: Callable[[str, object], None]) -> None:
+        """handler(code, data) shows an event (a reaction) to this process's sockets."""
+        self._events[name] = handler
+
+    def broadcast(self, code: str, name: str, data) -> None:
+        """An event at the table, shown on every process's sockets (not stored)."""
+        self.show_event(code, name, data)
+        if self._announce is not None:
+            self._announce(code, name, data)
+
+    def show_event(self, code: str, name: str, data) -> None:
+        """An event, on this process's sockets only (unknown events are ignored)."""
+        handler = self._events.get(name)
+        if handler is not None:
+            handler(code, data)
+
+    def set_announcer(self, announce: Callable[[str, str, object], None] | None) -> None:
+        """announce(code, name, data): tell the other processes (multi-process mode)."""
+        self._announce = announce
 
     def set_renderer(self, renderer: Renderer) -> None:
         self._renderer = renderer
