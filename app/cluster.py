@@ -19,6 +19,7 @@ import time
 
 import peewee as pw
 
+from .hub import background
 from .models import Due, db, open_table_codes
 
 log = logging.getLogger(__name__)
@@ -271,7 +272,7 @@ class Fanout:
             if code in self._running:
                 return
             self._running.add(code)
-        threading.Thread(target=self._drain, args=(code,), daemon=True).start()
+        background(lambda: self._drain(code), "skymo-fanout")
 
     def _drain(self, code: str) -> None:
         while True:
