@@ -17,7 +17,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup
 
-from .. import tables
+from .. import i18n, tables
 from ..hub import hub
 from .table import current_seat, render_table
 
@@ -93,7 +93,17 @@ def reaction_slot(code: str, player_id: str, oob: bool = False) -> Markup:
 
 
 def choices() -> list[tuple[str, str, str]]:
-    return [(key, emoji, str(label)) for key, (emoji, label) in CHOICES.items()]
+    """The reactions offered, with their labels in the current language (worked out
+    once per catalog: every viewer of every push is offered them)."""
+    t = i18n.catalog()
+    found = _choices.get(id(t))
+    if found is None or found[0] is not t:
+        labels = [(key, emoji, str(label)) for key, (emoji, label) in CHOICES.items()]
+        found = _choices[id(t)] = (t, labels)
+    return found[1]
+
+
+_choices: dict[int, tuple] = {}  # id(catalog) -> (catalog, choices): a few languages
 
 
 @bp.post("/<code>/react")

@@ -20,6 +20,7 @@ from ..hub import Connection
 from ..models import Seat, Table, db
 from ..presence import presence
 from ..tables import Snapshot
+from .extras import away_countdown
 from .presenter import Shared, a, board, card_html, card_tone, my_grid_html
 
 __all__ = ["a", "card_html", "card_tone", "render_push", "table_context"]
@@ -62,6 +63,7 @@ def table_context(
         "form": form,
         "invite_url": invite_url,
         "urls": urls,
+        "away": shared.away,
         "board": None,
         "max_seats": tables.MAX_SEATS,
         "bot_kinds": BOT_KINDS,
@@ -84,6 +86,7 @@ def table_urls(code: str) -> dict:
 def shared_part(snap: Snapshot, present: set[int]) -> Shared:
     """What everyone at the table sees alike, with each other player's box rendered."""
     shared = Shared(snap, present)
+    shared.away = away_countdown(snap.table)  # the same for every viewer
     if snap.game is not None:
         template = current_app.jinja_env.get_template("partials/_opponent.html")
         show_totals = shared.rules.show_running_score or snap.game.is_over
