@@ -304,7 +304,7 @@ def open_database(url: str, pool_size: int = 32):
         # A connection waits up to `timeout` s for a free one of the pool's
         # `max_connections` (each process has its own pool).
         return PooledPostgres(
-            name, max_connections=pool_size, stale_timeout=300, timeout=10, **params
+            name, max_connections=pool_size, stale_timeout=300, timeout=30, **params
         )
     database = connect(url)
     if isinstance(database, pw.SqliteDatabase):
@@ -316,11 +316,12 @@ def open_database(url: str, pool_size: int = 32):
         # instead of closing the file (which costs more than the request itself).
         database = PooledSqliteDatabase(
             database.database,
-            # Requests give their connection back while they queue for a table
-            # (app.tables.store); the others keep theirs to the end of the request,
-            # so under load hundreds are in use (64 ran out at 500 tables of 4). A
-            # small page cache each: every connection reads the same few pages.
-            max_connections=512,
+            # Under gevent a request holds its connection only while it runs (SQLite
+            # calls never yield), and gives it back while it queues for a table or the
+            # write lock (app.tables.store): a few dozen are plenty. Hundreds were in
+            # use only while socket handshakes hung in Thread.start (app.hub.background);
+            # each connection keeps its own page cache, so their number is memory.
+            max_connections=pool_size,
             stale_timeout=600,
             timeout=30,
             # synchronous=NORMAL with WAL: a commit survives a killed process (the OS
@@ -387,7 +388,7 @@ def init_app(app) -> None:
 
     @app.errorhandler(pw.OperationalError)
     @app.errorhandler(pw.InterfaceError)
-    @app.errorhandler(MaxConnectionsExceeded)  # every pooled connection busy for 10 s
+    @app.errorhandler(MaxConnectionsExceeded)  # every pooled connection busy for 30 s
     def _unavailable(exc):
         # The database cannot be reached: the transaction was rolled back (nothing
         # half-written), and the page says so instead of a bare 500.

@@ -96,6 +96,7 @@ def init_app(app) -> None:
         active = cluster.init_app(app)
     else:
         hub.set_fanout(None)
+        hub.set_announcer(None)
         presence.share(None)
     scheduler_module.use(active)
     if not settings.inline_bots:

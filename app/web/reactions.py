@@ -121,9 +121,8 @@ def react(code: str):
         return render_table(code, error=_("Choose one of the reactions."), status=400)
     now = time.time()
     if allowed(code, seat.id, now):
-        with _lock:
-            _shown[(code, seat.player_id)] = (key, now)
-        push(code, seat.player_id)
+        # Through the hub: with several processes, each shows it to its own sockets.
+        hub.broadcast(code, "reaction", {"player": seat.player_id, "key": key, "at": now})
     elif not request.htmx:
         return render_table(code, error=_("One reaction at a time, please."), status=429)
     if request.htmx:
@@ -139,6 +138,17 @@ def push(code: str, player_id: str) -> None:
         conn.offer(html, conn.sent_version)
 
 
+def show(code: str, data: dict) -> None:
+    """A reaction (from this process or another): kept for a few seconds, and pushed."""
+    player, key, at = data.get("player"), data.get("key"), data.get("at")
+    if key not in CHOICES or not isinstance(player, str) or not isinstance(at, (int, float)):
+        return
+    with _lock:
+        _shown[(code, player)] = (key, at)
+    push(code, player)
+
+
 def init_app(app) -> None:
+    hub.on_event("reaction", show)
     app.jinja_env.globals.update(reaction_slot=reaction_slot, reaction_choices=choices)
     app.register_blueprint(bp)
