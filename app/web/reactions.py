@@ -12,11 +12,12 @@ import threading
 import time
 from collections import deque
 
-from flask import Blueprint, Response, get_template_attribute, redirect, request, url_for
+from flask import Blueprint, Response, redirect, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
+from markupsafe import Markup
 
-from .. import tables
+from .. import i18n, tables
 from ..hub import hub
 from .table import current_seat, render_table
 
@@ -72,8 +73,37 @@ def reaction_of(code: str, player_id: str, now: float | None = None) -> dict | N
     return {"emoji": emoji, "label": str(label), "age": age, "left": SHOWN_SECONDS - age}
 
 
+def reaction_slot(code: str, player_id: str, oob: bool = False) -> Markup:
+    """A player's area's reaction slot, with their latest reaction for a few seconds.
+    The slot is always there, so a push can fill it out of band; the animation carries
+    on from the reaction's age when a later push renders it again."""
+    r = reaction_of(code, player_id)
+    inner = (
+        Markup(
+            '<span class="reaction" role="img" aria-label="{}" data-left="{}" data-until="1" '
+            'style="animation-delay:-{}s">{}</span>'
+        ).format(r["label"], r["left"], r["age"], r["emoji"])
+        if r
+        else ""
+    )
+    swap = Markup(' hx-swap-oob="true"') if oob else ""
+    return Markup('<span class="reaction-slot" id="reaction-{}"{}>{}</span>').format(
+        player_id, swap, inner
+    )
+
+
 def choices() -> list[tuple[str, str, str]]:
-    return [(key, emoji, str(label)) for key, (emoji, label) in CHOICES.items()]
+    """The reactions offered, with their labels in the current language (worked out
+    once per catalog: every viewer of every push is offered them)."""
+    t = i18n.catalog()
+    found = _choices.get(id(t))
+    if found is None or found[0] is not t:
+        labels = [(key, emoji, str(label)) for key, (emoji, label) in CHOICES.items()]
+        found = _choices[id(t)] = (t, labels)
+    return found[1]
+
+
+_choices: dict[int, tuple] = {}  # id(catalog) -> (catalog, choices): a few languages
 
 
 @bp.post("/<code>/react")
@@ -102,8 +132,7 @@ def react(code: str):
 
 def push(code: str, player_id: str) -> None:
     """The player's reaction slot, out of band, to every socket at the table."""
-    slot = get_template_attribute("partials/_reactions.html", "reaction")
-    html = str(slot(code, player_id, oob=True))
+    html = str(reaction_slot(code, player_id, oob=True))
     for conn in hub.connections(code):
         # In the socket's own queue, after the table it last got (never reordered).
         conn.offer(html, conn.sent_version)
@@ -121,5 +150,5 @@ def show(code: str, data: dict) -> None:
 
 def init_app(app) -> None:
     hub.on_event("reaction", show)
-    app.jinja_env.globals.update(reaction_of=reaction_of, reaction_choices=choices)
+    app.jinja_env.globals.update(reaction_slot=reaction_slot, reaction_choices=choices)
     app.register_blueprint(bp)
