@@ -48,7 +48,12 @@ def legal(game: Game, player_id: str) -> tuple[Frozen, ...]:
     if stage is None:
         return ()
     grid = game.rounds[-1].grids[player_id]
-    key = (stage, grid.cols, *grid.state)
+    state = grid.state
+    if stage == "take" and GONE not in state:
+        # Draw, or take the discard onto any card: the same for every such grid.
+        key = (stage, grid.cols, len(state))
+    else:
+        key = (stage, grid.cols, *state)
     found = _LEGAL.get(key)
     if found is None:
         if len(_LEGAL) > 50_000:
