@@ -91,6 +91,7 @@ class _Shared:
         "players",
         "grids",
         "grids_view",
+        "rules",
         "log",
         "seating",
         "results",
@@ -105,6 +106,7 @@ class _Shared:
         self.players: tuple = ((), ())  # (key, players)
         self.grids: dict[str, tuple] = {}  # player -> (values, state, rows)
         self.grids_view: Frozen | None = None  # every grid's rows, by player
+        self.rules: tuple = (None, _EMPTY)  # (RuleSet, its view)
         self.log: tuple = ()
         self.seating: tuple = ()
         self.results: dict[int, tuple] = {}  # id(result) -> (result, show_totals, view)
@@ -137,21 +139,24 @@ def _rebuild(game: Game, rnd, cache: _Shared) -> None:
     key = (phase, len(game.rounds), len(game.forfeited), show_totals)
     if cache.players[0] != key:
         cache.players = (key, _players(game, show_totals))
-    data = {
-        "me": None,
-        "rules": rules_view(game.rules),
-        "phase": phase,
-        "players": cache.players[1],
-        "round": None,
-        "previous_result": None,
-        "ranking": freeze(game.ranking()) if over else None,
-        "legal": (),
-    }
-    if rnd is not None:
-        data["round"] = _round(game, rnd, cache, show_totals)
-        if len(game.rounds) > 1:
-            data["previous_result"] = _result(game.rounds[-2].result, show_totals, cache)
-    cache.data = Frozen(data)
+    rules = cache.rules
+    if rules[0] is not game.rules:
+        rules = cache.rules = (game.rules, rules_view(game.rules))
+    previous = None
+    if rnd is not None and len(game.rounds) > 1:
+        previous = _result(game.rounds[-2].result, show_totals, cache)
+    cache.data = Frozen(
+        {
+            "me": None,
+            "rules": rules[1],
+            "phase": phase,
+            "players": cache.players[1],
+            "round": _round(game, rnd, cache, show_totals) if rnd is not None else None,
+            "previous_result": previous,
+            "ranking": freeze(game.ranking()) if over else None,
+            "legal": (),
+        }
+    )
 
 
 def _players(game: Game, show_totals: bool) -> tuple[Frozen, ...]:
