@@ -34,6 +34,8 @@ def test_a_stalled_peer_does_not_delay_the_mover_and_is_dropped(browser, monkeyp
     ann_socket = Connection(code, ann_seat, "", fine.append, queued=True)
     hub.add(watcher)
     hub.add(ann_socket)
+    for conn in (watcher, ann_socket):  # each socket's handler sends from its queue
+        threading.Thread(target=conn.pump, daemon=True).start()
     try:
         answers = []
         for _ in range(8):
