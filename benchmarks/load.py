@@ -576,6 +576,8 @@ def main(argv=None) -> None:
     parser.add_argument("--json", action="store_true")
     player_options(parser, think=10.0, end_score="", seed=1)
     args = parser.parse_args(argv)
+    # A `timeout` around the run still stops the server it started (finally, below).
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     run = Run(args)
     try:
         result = asyncio.run(run.main())
