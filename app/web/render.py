@@ -12,7 +12,6 @@ from urllib.parse import urlsplit
 import segno
 from flask import current_app, has_request_context, request, url_for
 from flask_babel import force_locale
-from markupsafe import Markup
 
 from .. import i18n, tables
 from ..engine.bots import BOTS
@@ -21,7 +20,7 @@ from ..models import Seat, Table, db
 from ..presence import presence
 from ..tables import Snapshot
 from .extras import away_countdown
-from .presenter import Shared, a, board, card_html, card_tone, my_grid_html
+from .presenter import Shared, a, board, card_html, card_tone, my_grid_html, opponent_html
 
 __all__ = ["a", "card_html", "card_tone", "render_push", "table_context"]
 
@@ -88,12 +87,13 @@ def shared_part(snap: Snapshot, present: set[int]) -> Shared:
     shared = Shared(snap, present)
     shared.away = away_countdown(snap.table)  # the same for every viewer
     if snap.game is not None:
-        template = current_app.jinja_env.get_template("partials/_opponent.html")
         show_totals = shared.rules.show_running_score or snap.game.is_over
+        phase = snap.game.phase
+        from .reactions import reaction_slot  # reactions' views use this module
+
         for o in shared.opponent.values():
-            o["html"] = Markup(
-                template.render(o=o, show_totals=show_totals, code=snap.code, phase=snap.game.phase)
-            )
+            slot = reaction_slot(snap.code, o["id"])
+            o["html"] = opponent_html(o, slot, show_totals, phase)
     return shared
 
 
