@@ -185,7 +185,9 @@ class Person:
         stats = self.run.stats
         url = self.base.replace("http", "ws", 1) + f"/t/{self.table.code}/ws"
         try:
-            async with self.session.ws_connect(url, heartbeat=None, max_msg_size=0) as ws:
+            async with self.session.ws_connect(
+                url, heartbeat=None, max_msg_size=0, compress=15 if self.run.args.deflate else 0
+            ) as ws:
                 self.ws = ws
                 async for msg in ws:
                     if msg.type != aiohttp.WSMsgType.TEXT:
@@ -524,22 +526,33 @@ def show(r: dict) -> None:
     print(f"load average           before {before}, after {after} (2 cores, shared)")
 
 
+def player_options(parser, *, think: float, end_score: str, seed: int) -> None:
+    """The options of the people and the server, shared by load.py and soak.py."""
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--think", type=float, default=think, help="mean think time, seconds")
+    parser.add_argument("--take", type=float, default=0.2, help="share of takes")
+    parser.add_argument("--end-score", default=end_score, help="the rules' end score")
+    parser.add_argument(
+        "--no-deflate",
+        dest="deflate",
+        action="store_false",
+        help="sockets without permessage-deflate (browsers ask for it)",
+    )
+    parser.add_argument("--url", help="drive this server instead of starting gunicorn")
+    parser.add_argument("--pid", type=int, help="with --url: the worker's pid, for CPU/RSS")
+    parser.add_argument("--seed", type=int, default=seed)
+    parser.add_argument("--keep", action="store_true", help="keep the server's folder")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=100)
-    parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--think", type=float, default=10.0, help="mean think time, seconds")
     parser.add_argument("--seconds", type=float, default=60.0, help="measured play")
     parser.add_argument("--ramp", type=float, default=30.0, help="seating spread over")
     parser.add_argument("--warmup", type=float, default=5.0)
-    parser.add_argument("--take", type=float, default=0.2, help="share of takes")
-    parser.add_argument("--end-score", default="", help="the rules' end score (rematches)")
     parser.add_argument("--connections", type=int, default=0, help="HTTP pool, 0: no cap")
-    parser.add_argument("--url", help="drive this server instead of starting gunicorn")
-    parser.add_argument("--pid", type=int, help="with --url: the worker's pid, for CPU/RSS")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--keep", action="store_true", help="keep the server's folder")
     parser.add_argument("--json", action="store_true")
+    player_options(parser, think=10.0, end_score="", seed=1)
     args = parser.parse_args(argv)
     run = Run(args)
     try:
