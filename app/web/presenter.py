@@ -66,6 +66,42 @@ def grid_html(rows: list[list[dict]], label: str) -> Markup:
     )
 
 
+def opponent_html(o: dict, slot: str, show_totals: bool, phase: str) -> Markup:
+    """Another player's box as everyone else sees it (built once per push and language);
+    `slot` is their reaction slot. Translations are trusted markup, values escaped, as
+    in the templates."""
+    classes = (" turn" if o["is_turn"] else "") + (" out" if o["forfeited"] else "")
+    dot = " on" if o["present"] else ""
+    total = ""
+    if show_totals:
+        said = Markup(_("total %(total)s")) % {"total": o["total"]}
+        total = f' <span class="total" aria-label="{said}">{escape(o["total"])}</span>'
+    tags = ""
+    if o["bot"] or o["forfeited"] or o["is_ender"] or not o["present"]:
+        tags = (
+            '<p class="otags">'
+            + (f'<span class="tag">{Markup(_("bot"))}</span> ' if o["bot"] else "")
+            + (
+                f'<span class="tag away">{Markup(_("away"))}</span> '
+                if not o["present"] and not o["bot"]
+                else ""
+            )
+            + (f'<span class="tag">{Markup(_("left"))}</span> ' if o["forfeited"] else "")
+            + (f'<span class="tag ender">{Markup(_("ended"))}</span>' if o["is_ender"] else "")
+            + "</p>"
+        )
+    showing = ""
+    if show_totals and phase in ("setup", "play"):
+        showing = Markup('<p class="showing">%s</p>') % (
+            Markup(_("Face up: %(points)s")) % {"points": o["face_up"]}
+        )
+    return Markup(
+        f'\n<article class="opponent{classes}">\n'
+        f'<h3><span class="dot{dot}"></span><span class="oname">{escape(o["name"])}</span>'
+        f"{total}</h3>\n{tags}\n{slot}\n{o['grid_html']}\n{showing}\n</article>"
+    )
+
+
 def face_up(grid: list[list[dict]]) -> int:
     """The points a grid's face-up cards add up to (shown while a round is played)."""
     return sum(c["value"] for row in grid for c in row if c["state"] == "up")
