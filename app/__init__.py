@@ -76,6 +76,7 @@ def create_app(config: dict | None = None) -> Flask:
         lobby,
         pwa,
         reactions,
+        render,
         replay,
         score,
         security,
@@ -94,6 +95,7 @@ def create_app(config: dict | None = None) -> Flask:
     extras.init_app(app)
     pwa.init_app(app)
     reactions.init_app(app)
+    render.init_app(app)
     score.init_app(app)
     replay.init_app(app)
     ws.init_app(app)

@@ -57,6 +57,7 @@ class Broker:
         self._seen_max = self.redis.register_script(_SEEN_MAX)
         self._skip_until = 0.0
         self.listening = threading.Event()  # set while the listener is subscribed
+        self._on_event: Callable[[str, str, object], None] | None = None
         self._stop = threading.Event()
 
     def down(self) -> bool:
@@ -69,12 +70,16 @@ class Broker:
         log.warning("Redis %s failed: %s", what, exc)
 
     # ----- fan-out -------------------------------------------------------------------
-    def publish(self, code: str, what: str, version: int | None) -> bool:
-        """Tell the other processes that `code` changed; False if Redis is unreachable
-        (pushes resume when it is back: the listeners resync)."""
+    def publish(self, code: str, what: str, version: int | None, data=None) -> bool:
+        """Tell the other processes that `code` changed ("table", "lobby") or had an
+        event (another `what`, with its JSON `data`: see `on_events`); False if Redis
+        is unreachable (pushes resume when it is back: the listeners resync)."""
         if self.down():
             return False
-        message = json.dumps({"c": code, "w": what, "v": version, "p": self.process})
+        message = {"c": code, "w": what, "v": version, "p": self.process}
+        if data is not None:
+            message["x"] = data
+        message = json.dumps(message)
         try:
             self.redis.publish(self.channel, message)
             return True
@@ -93,6 +98,11 @@ class Broker:
         )
         thread.start()
         return thread
+
+    def on_events(self, handler: Callable[[str, str, object], None]) -> None:
+        """handler(code, what, data) for the other processes' events (not "table" or
+        "lobby": those go to `listen`'s handler)."""
+        self._on_event = handler
 
     def stop(self) -> None:
         self._stop.set()
@@ -137,8 +147,13 @@ class Broker:
         if message.get("p") == self.process:
             return  # ours: already pushed to our own sockets
         code, what, version = message.get("c"), message.get("w"), message.get("v")
-        if isinstance(code, str) and what in ("table", "lobby"):
+        if not isinstance(code, str):
+            return
+        if what in ("table", "lobby"):
             _safely(lambda: handle(code, what, version), f"pushing table {code}")
+        elif isinstance(what, str) and self._on_event is not None:
+            event = self._on_event
+            _safely(lambda: event(code, what, message.get("x")), f"{what} at table {code}")
 
     # ----- presence ------------------------------------------------------------------
     def _live(self, code: str) -> str:

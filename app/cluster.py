@@ -19,6 +19,7 @@ import time
 
 import peewee as pw
 
+from .hub import background
 from .models import Due, db, open_table_codes
 
 log = logging.getLogger(__name__)
@@ -256,6 +257,14 @@ class Fanout:
         for code in self.hub.codes():
             self._queue(code, "table")
 
+    def event(self, code: str, name: str, data) -> None:
+        """Another process's event (a reaction), shown to our sockets at the table, as a
+        request of their page would (it renders their partials)."""
+        conns = self.hub.connections(code)
+        if conns:
+            with self.app.test_request_context(base_url=conns[0].base_url):
+                self.hub.show_event(code, name, data)
+
     def _queue(self, code: str, what: str) -> None:
         with self._lock:
             previous = self._pending.get(code)
@@ -263,7 +272,7 @@ class Fanout:
             if code in self._running:
                 return
             self._running.add(code)
-        threading.Thread(target=self._drain, args=(code,), daemon=True).start()
+        background(lambda: self._drain(code), "skymo-fanout")
 
     def _drain(self, code: str) -> None:
         while True:
@@ -303,6 +312,8 @@ def init_app(app) -> DueScheduler:
     shared = SharedPresence(broker, presence.held, notify)
     presence.share(shared)
     shared.start()
+    hub.set_announcer(lambda code, name, data: broker.publish(code, name, None, data))
+    broker.on_events(fanout.event)  # events (reactions) from other processes
     broker.listen(fanout.received, fanout.resync)
     app.extensions["skymo_broker"] = broker
     return DueScheduler(automation.next_automatic, automation.run_automatic, store.current)

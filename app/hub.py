@@ -2,8 +2,8 @@
 
 A push is rendered once for all of a table's sockets (the renderer the web layer
 registers; this module knows nothing about templates), then each socket's HTML goes into
-that socket's own queue. A sender per socket (a greenlet under gevent) writes it out, so
-a slow or stalled reader never delays the player who moved nor anyone else: when its
+that socket's own queue. The socket's handler writes it out (`Connection.pump`), so a
+slow or stalled reader never delays the player who moved nor anyone else: when its
 queue is full it is dropped (the page reconnects and gets the whole table).
 
 `publish` is the transport the change step calls. In the multi-process mode it also
@@ -24,6 +24,39 @@ from .presence import presence
 log = logging.getLogger(__name__)
 
 QUEUE_SIZE = 32  # pushes waiting for one socket before it counts as stalled
+WAKE = object()  # queued by `wake`: the sender looks at its socket again
+
+
+def _gevent_active() -> bool:
+    try:
+        from gevent import monkey
+    except ImportError:
+        return False
+    return monkey.is_module_patched("threading")
+
+
+def background(target: Callable[[], object], name: str) -> None:
+    """Run `target` in the background: under gevent a bare greenlet, else a daemon
+    thread. A patched Thread.start() waits for the new greenlet to report that it
+    started, and under load (hundreds of sockets opening at once) those waits were
+    measured never to return, each holding its request's database connection."""
+    if _gevent_active():
+        import gevent
+
+        gevent.spawn(target)
+    else:
+        threading.Thread(target=target, name=name, daemon=True).start()
+
+
+class Background:
+    """simple-websocket's `thread_class` (its socket reader): started with `background`."""
+
+    def __init__(self, target: Callable[[], object]):
+        self.target = target
+        self.name = "skymo-socket-reader"
+
+    def start(self) -> None:
+        background(self.target, self.name)
 
 
 @dataclass(eq=False)
@@ -35,8 +68,8 @@ class Connection:
     base_url: str = "http://localhost/"  # for absolute links (the invite URL)
     name: str = ""  # a signed-in visitor's username, prefilled in the join form
     locale: str = "en"  # the language of the page that opened the socket: pushes use it
-    # True: a sender thread writes from a queue (sockets); False: send() is called by
-    # whoever publishes (tests that capture pushes).
+    # True: pushes wait in a queue that `pump` sends from (sockets); False: send() is
+    # called by whoever publishes (tests that capture pushes).
     queued: bool = False
     close: Callable[[], None] | None = None  # ends the socket when it is dropped
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -47,7 +80,6 @@ class Connection:
     def start(self) -> None:
         if self.queued and self._queue is None:
             self._queue = queue.Queue(QUEUE_SIZE)
-            threading.Thread(target=self._pump, name="skymo-send", daemon=True).start()
 
     def offer(self, html: str, version: int) -> bool:
         """Hand a push to this socket; False if the socket is gone or stalled. A
@@ -78,11 +110,24 @@ class Connection:
             with contextlib.suppress(queue.Full):
                 self._queue.put_nowait(None)
 
-    def _pump(self) -> None:
+    def wake(self) -> None:
+        """Have the sender look at its socket (it closed, or the client sent something)."""
+        if self._queue is not None:
+            with contextlib.suppress(queue.Full):  # a full queue: the sender is busy anyway
+                self._queue.put_nowait(WAKE)
+
+    def pump(self, alive: Callable[[], bool] = lambda: True, woken=None) -> None:
+        """Send queued pushes until the connection stops or `alive()` turns false; run
+        by the socket's own handler (no extra greenlet per socket). `woken()` runs on
+        each `wake`."""
         while True:
             html = self._queue.get()
-            if html is None or self.dead:
+            if html is None or self.dead or not alive():
                 return
+            if html is WAKE:
+                if woken is not None:
+                    woken()
+                continue
             try:
                 self.send(html)
             except Exception:
@@ -111,9 +156,31 @@ class Hub:
         self._renderer: Renderer | None = None
         # fanout(code, what, version or None): tell the other processes (multi-process mode)
         self._fanout: Callable[[str, str, int | None], None] | None = None
+        self._events: dict[str, Callable[[str, object], None]] = {}
+        self._announce: Callable[[str, str, object], None] | None = None
 
     def set_fanout(self, fanout: Callable[[str, str, int | None], None] | None) -> None:
         self._fanout = fanout
+
+    def on_event(self, name: str, handler: Callable[[str, object], None]) -> None:
+        """handler(code, data) shows an event (a reaction) to this process's sockets."""
+        self._events[name] = handler
+
+    def broadcast(self, code: str, name: str, data) -> None:
+        """An event at the table, shown on every process's sockets (not stored)."""
+        self.show_event(code, name, data)
+        if self._announce is not None:
+            self._announce(code, name, data)
+
+    def show_event(self, code: str, name: str, data) -> None:
+        """An event, on this process's sockets only (unknown events are ignored)."""
+        handler = self._events.get(name)
+        if handler is not None:
+            handler(code, data)
+
+    def set_announcer(self, announce: Callable[[str, str, object], None] | None) -> None:
+        """announce(code, name, data): tell the other processes (multi-process mode)."""
+        self._announce = announce
 
     def set_renderer(self, renderer: Renderer) -> None:
         self._renderer = renderer

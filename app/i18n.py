@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import logging
 import os
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 from babel.lists import format_list
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from flask import current_app, request, url_for
-from flask_babel import Babel, format_decimal, format_percent, get_locale
-from flask_babel import gettext as _
+from flask_babel import Babel, format_decimal, format_percent, get_locale, get_translations
 from flask_login import current_user
+from markupsafe import Markup
 
 LANGUAGES = ("en", "fr", "de")
 DEFAULT = "en"
@@ -30,6 +32,43 @@ TRANSLATIONS = Path(__file__).resolve().parent / "translations"
 
 babel = Babel()
 log = logging.getLogger(__name__)
+
+
+# ----- translating ---------------------------------------------------------------------
+# Flask-Babel looks the catalog up through the app context on every call (dozens per
+# table rendering). A rendering binds it once (`bound`); elsewhere these behave exactly
+# like Flask-Babel's gettext and ngettext.
+_bound: ContextVar = ContextVar("skymo_catalog", default=None)
+
+
+def catalog():
+    """The catalog strings are translated with now: the bound one, else Flask-Babel's
+    (English outside an app)."""
+    found = _bound.get()
+    return found if found is not None else get_translations()
+
+
+@contextmanager
+def bound(translations=None):
+    """Translate with `translations` (default: the current language's) until the end."""
+    token = _bound.set(translations if translations is not None else get_translations())
+    try:
+        yield
+    finally:
+        _bound.reset(token)
+
+
+def gettext(string: str, **variables) -> str:
+    s = catalog().ugettext(string)
+    return s % variables if variables else s
+
+
+def ngettext(singular: str, plural: str, num: int, **variables) -> str:
+    variables.setdefault("num", num)
+    return catalog().ungettext(singular, plural, num) % variables
+
+
+_ = gettext
 
 
 def chosen_now() -> str | None:
@@ -202,6 +241,7 @@ def init_app(app) -> None:
     compile_catalogs()
     babel.init_app(app, locale_selector=select_locale)
     app.after_request(remember)
+    _install_jinja_gettext(app.jinja_env)
     app.jinja_env.globals.update(
         lang_url=lang_url,
         language_names=NAMES,
@@ -216,3 +256,28 @@ def init_app(app) -> None:
     @app.context_processor
     def language():
         return {"lang": str(get_locale()), "languages": LANGUAGES}
+
+
+def _install_jinja_gettext(env) -> None:
+    """The templates' `_`, `gettext` and `ngettext`, through the bound catalog (see
+    `bound`); the same behaviour as Jinja's newstyle gettext (a format string, escaped
+    when autoescaping). `_` is the function itself, not Jinja's alias that looks
+    `gettext` up again on every call."""
+    from jinja2 import pass_context
+
+    @pass_context
+    def jinja_gettext(context, string, **variables):
+        rv = catalog().ugettext(string)
+        if context.eval_ctx.autoescape:
+            rv = Markup(rv)
+        return rv % variables
+
+    @pass_context
+    def jinja_ngettext(context, singular, plural, num, **variables):
+        variables.setdefault("num", num)
+        rv = catalog().ungettext(singular, plural, num)
+        if context.eval_ctx.autoescape:
+            rv = Markup(rv)
+        return rv % variables
+
+    env.globals.update(_=jinja_gettext, gettext=jinja_gettext, ngettext=jinja_ngettext)

@@ -209,6 +209,37 @@ def on_postgres() -> bool:
     return isinstance(db.obj, pw.PostgresqlDatabase)
 
 
+class Prepared:
+    """A query of a fixed shape whose SQL is built once per kind of database. Peewee
+    builds a query's SQL on every execution, which costs several times more than SQLite
+    takes to run a small one: the queries every move makes are kept this way.
+
+    `build(*params)` makes the query; it is called with the parameters in the order its
+    SQL takes them (checked when the SQL is built), and only to build the SQL."""
+
+    def __init__(self, build):
+        self.build = build
+        self._sql: dict[type, str] = {}
+
+    def sql(self, params: tuple) -> str:
+        kind = type(db.obj)  # the SQL differs by dialect only
+        found = self._sql.get(kind)
+        if found is None:
+            found, built = self.build(*params).sql()
+            if list(built) != list(params):
+                raise ValueError(f"the parameters {params!r} are not the SQL's {built!r}")
+            self._sql[kind] = found
+        return found
+
+    def first(self, model: type[pw.Model], *params):
+        """The first row as a `model` instance (None if there is none)."""
+        return next(iter(model.raw(self.sql(params), *params)), None)
+
+    def execute(self, *params) -> int:
+        """Run it (an UPDATE or DELETE): the number of rows changed."""
+        return db.execute_sql(self.sql(params), params).rowcount
+
+
 def for_update(query):
     """`query` locking the rows it reads until the transaction ends, on PostgreSQL (where
     many processes write); SQLite has one writer, and its write transaction is the lock."""
@@ -273,7 +304,7 @@ def open_database(url: str, pool_size: int = 32):
         # A connection waits up to `timeout` s for a free one of the pool's
         # `max_connections` (each process has its own pool).
         return PooledPostgres(
-            name, max_connections=pool_size, stale_timeout=300, timeout=10, **params
+            name, max_connections=pool_size, stale_timeout=300, timeout=30, **params
         )
     database = connect(url)
     if isinstance(database, pw.SqliteDatabase):
@@ -285,11 +316,12 @@ def open_database(url: str, pool_size: int = 32):
         # instead of closing the file (which costs more than the request itself).
         database = PooledSqliteDatabase(
             database.database,
-            # Requests give their connection back while they queue for a table
-            # (app.tables.store); the others keep theirs to the end of the request,
-            # so under load hundreds are in use (64 ran out at 500 tables of 4). A
-            # small page cache each: every connection reads the same few pages.
-            max_connections=512,
+            # Under gevent a request holds its connection only while it runs (SQLite
+            # calls never yield), and gives it back while it queues for a table or the
+            # write lock (app.tables.store): a few dozen are plenty. Hundreds were in
+            # use only while socket handshakes hung in Thread.start (app.hub.background);
+            # each connection keeps its own page cache, so their number is memory.
+            max_connections=pool_size,
             stale_timeout=600,
             timeout=30,
             # synchronous=NORMAL with WAL: a commit survives a killed process (the OS
@@ -356,7 +388,7 @@ def init_app(app) -> None:
 
     @app.errorhandler(pw.OperationalError)
     @app.errorhandler(pw.InterfaceError)
-    @app.errorhandler(MaxConnectionsExceeded)  # every pooled connection busy for 10 s
+    @app.errorhandler(MaxConnectionsExceeded)  # every pooled connection busy for 30 s
     def _unavailable(exc):
         # The database cannot be reached: the transaction was rolled back (nothing
         # half-written), and the page says so instead of a bare 500.

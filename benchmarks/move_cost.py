@@ -1,15 +1,18 @@
 """What one move costs the server, in CPU, split by stage, and whether it stays flat.
 
 One process, no network: a 4-player table (4 people, each with their own cookie session)
-with 4 open sockets registered in the hub (queued, as the socket route registers them; the
-send just counts bytes), playing --moves moves through the real move form as htmx sends
-it (the answer is the #table partial). The game's end score is high (1000) so one game
-lasts long enough to compare its early and late moves; votes for the next round are sent
-too but not counted as moves.
+with 4 open sockets registered in the hub (queued, as the socket route registers them,
+each sent from by its own thread as the socket's handler does; the send just counts
+bytes), playing --moves moves through the real move form as htmx sends it from a browser
+(the answer is the #table partial, compressed as the browser accepts). The game's end
+score is high (1000) so one game lasts long enough to compare its early and late moves;
+votes for the next round are sent too but not counted as moves. A few moves are played
+before measuring (the templates are compiled then, as any server does once).
 
-CPU per move is process CPU time (time.process_time) around each POST, so the socket
-senders' work is included. The stages are measured with thread CPU time by wrapping the
-functions that do them:
+CPU per move is the server's: process CPU time (time.process_time) inside the WSGI app
+for each POST, so the socket senders' work is included; the test client's own work
+around it (building the request, reading the answer) is shown apart. The stages are
+measured with thread CPU time by wrapping the functions that do them:
 
   load      the change step reads the table (row, seats, game from the cache or decoded)
   engine    Game.apply
@@ -18,7 +21,8 @@ functions that do them:
   push      rendering the push for the table's sockets and queueing it
   schedule  looking at what the table does by itself next
   answer    rendering the mover's answer
-  rest      everything else in the request (routing, session, CSRF, seat lookup)
+  rest      everything else in the request (routing, session, CSRF, seat lookup,
+            compression)
 
 Usage:  .venv/bin/python benchmarks/move_cost.py [--moves 2000] [--json]
 """
@@ -26,6 +30,7 @@ Usage:  .venv/bin/python benchmarks/move_cost.py [--moves 2000] [--json]
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import random
@@ -84,6 +89,37 @@ class Meter:
         return out
 
 
+class ServerClock:
+    """Process CPU seconds spent inside the WSGI app (the server's share of a request)."""
+
+    def __init__(self, app):
+        self.spent = 0.0
+        inner = app.wsgi_app
+
+        def timed(environ, start_response):
+            start = time.process_time()
+            try:
+                # Flask answers with a list: the body is complete (and compressed) here.
+                return inner(environ, start_response)
+            finally:
+                self.spent += time.process_time() - start
+
+        app.wsgi_app = timed
+
+
+def body(response) -> bytes:
+    """The answer as the browser reads it (decompressed)."""
+    data = response.get_data()
+    encoding = response.headers.get("Content-Encoding")
+    if encoding == "br":
+        import brotli
+
+        return brotli.decompress(data)
+    if encoding == "gzip":
+        return gzip.decompress(data)
+    return data
+
+
 def form(action) -> dict:
     if isinstance(action, Draw):
         return {"type": "draw"}
@@ -107,6 +143,7 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--moves", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--warmup", type=int, default=20, help="moves played before measuring")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
@@ -127,12 +164,14 @@ def main(argv=None) -> None:
     meter.wrap(tables.scheduler, "wake", "schedule")
     meter.wrap(table_views, "render_table", "answer")
 
+    server = ServerClock(app)
     clients = [app.test_client() for _ in range(4)]
     csrf = {}
+    browser = {"HX-Request": "true", "Accept-Encoding": "gzip, deflate, br"}
 
     def post(i, url, data):
         data = {"csrf_token": csrf[i], **data}
-        return clients[i].post(url, data=data, headers={"HX-Request": "true"})
+        return clients[i].post(url, data=data, headers=browser)
 
     for i, c in enumerate(clients):
         page = c.get("/").data.decode()
@@ -152,10 +191,13 @@ def main(argv=None) -> None:
     with app.app_context():
         for conn in conns:
             hub.add(conn)
+            threading.Thread(target=conn.pump, daemon=True).start()  # the socket's sender
         version = tables.store.current(code).version
     post(0, f"/t/{code}/start", {"version": str(version)})
+    warm = args.warmup
 
     per_move: list[float] = []
+    client: list[float] = []
     stages: list[dict[str, float]] = []
     state_sizes: list[int] = []
     votes = 0
@@ -174,12 +216,19 @@ def main(argv=None) -> None:
             pid = rng.choice(movers)
             data = {**form(pick(game, pid, rng)), "version": str(snap.version)}
             meter.take()
+            server.spent = 0.0
             start = time.process_time()
             response = post(who[pid], f"/t/{code}/move", data)
-            spent = time.process_time() - start
-            if response.status_code != 200 or b'role="alert"' in response.data:
-                raise SystemExit(f"move refused: {response.status_code} {response.data[:300]}")
+            total = time.process_time() - start
+            html = body(response)
+            if response.status_code != 200 or b'role="alert"' in html or b"<section" not in html:
+                raise SystemExit(f"move refused: {response.status_code} {html[:300]}")
+            if warm > 0:
+                warm -= 1
+                continue
+            spent = server.spent
             per_move.append(spent)
+            client.append(total - spent)
             parts = meter.take()
             parts["rest"] = max(0.0, spent - sum(parts.values()))
             stages.append(parts)
@@ -188,7 +237,7 @@ def main(argv=None) -> None:
                 state_sizes.append(row.fetchone()[0])
         for conn in conns:
             hub.remove(conn)
-    report(args, per_move, stages, state_sizes, votes, sent[0])
+    report(args, per_move, stages, state_sizes, votes, sent[0], client)
 
 
 def window(values, lo, hi):
@@ -196,7 +245,7 @@ def window(values, lo, hi):
     return statistics.fmean(part) if part else float("nan")
 
 
-def report(args, per_move, stages, sizes, votes, sent) -> None:
+def report(args, per_move, stages, sizes, votes, sent, client) -> None:
     ms = [v * 1000 for v in per_move]
     n = len(ms)
     split = {s: statistics.fmean(p.get(s, 0.0) for p in stages) * 1000 for s in (*STAGES, "rest")}
@@ -206,6 +255,7 @@ def report(args, per_move, stages, sizes, votes, sent) -> None:
         "next_round_votes_rounds": votes,
         "cpu_ms_per_move_mean": statistics.fmean(ms),
         "cpu_ms_per_move_p50": statistics.median(ms),
+        "test_client_cpu_ms_per_move": statistics.fmean(client) * 1000,
         "cpu_ms_moves_0_50": early,
         "cpu_ms_moves_350_400": late,
         "late_vs_early": late / early - 1 if early else None,
@@ -223,6 +273,7 @@ def report(args, per_move, stages, sizes, votes, sent) -> None:
         f"CPU per move               mean {result['cpu_ms_per_move_mean']:.2f} ms, "
         f"p50 {result['cpu_ms_per_move_p50']:.2f} ms"
     )
+    print(f"test client (not counted)   {result['test_client_cpu_ms_per_move']:.2f} ms per move")
     print(
         f"moves 0-50 / 350-400       {early:.2f} / {late:.2f} ms "
         f"({result['late_vs_early'] * 100:+.0f}%)"

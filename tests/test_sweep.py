@@ -11,7 +11,7 @@ import pytest
 
 from app import sweep
 from app.engine import Forfeit, Game, Player, RuleSet, TakeDiscard, to_record
-from app.engine.game import GONE, Grid, _complete
+from app.engine.state import GONE, Grid, _complete
 
 GAMES = int(os.environ.get("SKYMO_SWEEP_GAMES", "300"))
 SEED = os.environ.get("SKYMO_SWEEP_SEED", "ci")
@@ -165,5 +165,5 @@ def test_the_ci_sweep_finds_both_defects_when_they_are_put_back(monkeypatch):
     monkeypatch.setattr(sweep, "to_record", writer_before_the_fix)
     found = sweep.run(300, "ci")
     errors = [e for _, e in found.failures]
-    assert any(e.startswith("IndexError") and "game.py" in e for e in errors), errors
+    assert any(e.startswith("IndexError") and "turns.py" in e for e in errors), errors
     assert any("starter" in e and "played first" in e for e in errors), errors

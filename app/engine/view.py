@@ -14,7 +14,7 @@ from .frozen import Frozen, freeze
 from .game import DOWN, GAME_OVER, GONE, PLAY, SETUP, UP, Game
 from .rules import RuleSet
 
-__all__ = ["Frozen", "freeze", "legal", "rules_view", "view"]
+__all__ = ["Frozen", "carry_over", "freeze", "legal", "rules_view", "view"]
 
 DOWN_CELL = Frozen(state="down")
 GONE_CELL = Frozen(state="gone")
@@ -99,6 +99,25 @@ class _Shared:
         self.log: tuple = ()
         self.seating: tuple = ()
         self.results: dict[int, tuple] = {}  # id(result) -> (result, show_totals, view)
+
+
+def carry_over(original: Game, copy: Game) -> None:
+    """Give `copy`, a fork of `original` whose current round is a copy of the original's
+    (app.tables.store.fork), a view cache of its own that starts from the original's:
+    the copy's first view then rebuilds only the grids its change touched, and neither
+    game's cache is changed through the other."""
+    old = original.__dict__.get("_view_cache")
+    copy.__dict__.pop("_view_cache", None)
+    if old is None:
+        return
+    new = _Shared()
+    if original.rounds and old.rnd is original.rounds[-1] and copy.rounds:
+        new.rnd = copy.rounds[-1]  # same cards and log as the original's, so far
+        new.grids = dict(old.grids)
+        new.log, new.seating = old.log, old.seating
+    new.players = old.players
+    new.results = dict(old.results)
+    copy.__dict__["_view_cache"] = new
 
 
 def _shared(game: Game) -> _Shared:

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from ..hub import hub
+from ..models import Prepared, Seat
 from ..presence import presence
 from . import scheduler as scheduler_module
 from . import step
@@ -40,21 +41,34 @@ def game_record(code: str, number: int):
     return store.game_record(code, number)
 
 
-def seat_by_token(table, token: str | None):
-    from ..models import Seat
+def _seat_where(column: str):
+    def build(table, value, left):
+        return Seat.select().where(
+            (Seat.table == table) & (getattr(Seat, column) == value) & (Seat.left == left)
+        )
 
+    return Prepared(build)
+
+
+_SEAT_BY_TOKEN = _seat_where("token")  # every request at a table asks (app.web.table)
+_SEAT_BY_USER = _seat_where("user")
+
+
+def _code(table) -> str:
+    return table if isinstance(table, str) else table.code
+
+
+def seat_by_token(table, token: str | None):
     if not token:
         return None
-    return Seat.get_or_none((Seat.table == table) & (Seat.token == token) & (Seat.left == False))  # noqa: E712
+    return _SEAT_BY_TOKEN.first(Seat, _code(table), token, False)
 
 
 def seat_by_user(table, user_id: int | None):
     """A signed-in user's seat at this table, whichever device they sat down from."""
-    from ..models import Seat
-
     if user_id is None:
         return None
-    return Seat.get_or_none((Seat.table == table) & (Seat.user == user_id) & (Seat.left == False))  # noqa: E712
+    return _SEAT_BY_USER.first(Seat, _code(table), int(user_id), False)
 
 
 def _publish(snap: Snapshot, what: str) -> None:
@@ -82,6 +96,7 @@ def init_app(app) -> None:
         active = cluster.init_app(app)
     else:
         hub.set_fanout(None)
+        hub.set_announcer(None)
         presence.share(None)
     scheduler_module.use(active)
     if not settings.inline_bots:

@@ -17,9 +17,22 @@ from collections import OrderedDict, defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+import peewee as pw
+
 from ..engine import GAME_OVER, Game
 from ..engine.game import Round
-from ..models import GameRecord, PastRound, Seat, Table, db, for_update, on_postgres, utcnow
+from ..engine.view import carry_over
+from ..models import (
+    GameRecord,
+    PastRound,
+    Prepared,
+    Seat,
+    Table,
+    db,
+    for_update,
+    on_postgres,
+    utcnow,
+)
 
 
 class TableError(Exception):
@@ -85,7 +98,33 @@ def fork(game: Game | None) -> Game | None:
         copy.rounds = [*game.rounds[:-1], Round.from_dict(game.rules, last.to_dict())]
     else:
         copy.rounds = []
+    carry_over(game, copy)  # the copy's views reuse what did not change
     return copy
+
+
+# The queries every move makes (app.models.Prepared).
+ROW = Prepared(lambda code: Table.select().where(Table.code == code))
+ROW_TO_CHANGE = Prepared(lambda code: for_update(Table.select().where(Table.code == code)))
+_UPDATES: dict[tuple[str, ...], Prepared] = {}
+
+
+def save_row(table: Table) -> None:
+    """`table.save()` for a stored row: its changed fields, by SQL built once per set of
+    changed fields."""
+    fields = table.dirty_fields
+    if not fields:
+        return
+    names = tuple(f.name for f in fields)
+    update = _UPDATES.get(names)
+    if update is None:
+        update = _UPDATES[names] = Prepared(
+            lambda *values: Table.update(
+                {f: pw.Value(v, converter=None) for f, v in zip(fields, values, strict=False)}
+            ).where(Table.code == values[-1])
+        )
+    data = table.__data__
+    update.execute(*[f.db_value(data[f.name]) for f in fields], table.code)
+    table._dirty.clear()
 
 
 def seats_of(table: Table) -> list[Seat]:
@@ -146,7 +185,7 @@ class Store:
 
     # ----- reading -------------------------------------------------------------------
     def row(self, code: str) -> Table | None:
-        return Table.get_or_none(Table.code == (code or "").strip().upper())
+        return ROW.first(Table, (code or "").strip().upper())
 
     def current(self, code: str) -> Snapshot | None:
         """The committed snapshot of a table (from the cache when its version is the
@@ -171,7 +210,7 @@ class Store:
         PostgreSQL the row stays locked (SELECT ... FOR UPDATE) until the change commits:
         a change of the same table in another process waits, then sees this one."""
         code = (code or "").strip().upper()
-        table = for_update(Table.select().where(Table.code == code)).get_or_none()
+        table = ROW_TO_CHANGE.first(Table, code)
         if table is None:
             return None
         snap = self.snapshot_of(table)
@@ -204,7 +243,7 @@ class Store:
             snap.past_rounds = self._write_state(table, game, snap.past_rounds)
         table.version += 1
         table.updated_at = utcnow()
-        table.save()
+        save_row(table)
 
     @staticmethod
     def _write_state(table: Table, game: Game | None, past: int) -> int:

@@ -72,6 +72,4 @@ def waiting_page(me, status: str, board: dict | None, is_host: bool) -> bool:
 
 
 def init_app(app) -> None:
-    app.jinja_env.globals.update(
-        away_countdown=away_countdown, name_max=tables.NAME_MAX, waiting_page=waiting_page
-    )
+    app.jinja_env.globals.update(name_max=tables.NAME_MAX, waiting_page=waiting_page)

@@ -1,22 +1,24 @@
 """What the table shows, from a committed snapshot: no Flask app, request or template is
-needed (strings go through Flask-Babel, which falls back to English outside an app), so
-it is tested on its own.
+needed (strings go through the catalog app.i18n binds, English outside an app), so it is
+tested on its own.
 
 A push shows one table to several people. `Shared` is what they all see alike (the
 seats, every grid as cards, the move log), built once per push; `board` adds one
 viewer's own part (what their cards do when pressed, their drawn card, their banner).
+What a viewer may do comes from their view's `legal` list (the engine's statement of
+it), never worked out again here.
 
 Only a view (app.engine.view) is read, never the engine state beyond who plays: no
 face-down value can reach a page or a socket message."""
 
 from __future__ import annotations
 
-from flask_babel import get_translations, ngettext
-from flask_babel import gettext as _
 from markupsafe import Markup, escape
 
 from .. import i18n
 from ..engine import RuleSet, view
+from ..i18n import gettext as _
+from ..i18n import ngettext
 from ..models import Seat
 from ..tables import Snapshot
 
@@ -69,14 +71,32 @@ def face_up(grid: list[list[dict]]) -> int:
     return sum(c["value"] for row in grid for c in row if c["state"] == "up")
 
 
-def cells(grid: list[list[dict]]) -> list[list[dict]]:
-    """A view's grid as cards to show: state, value, colour, spoken label and HTML."""
-    t = get_translations()  # looked up once per grid: this runs for every card
-    where_of = t.gettext("Row %(row)s, column %(col)s")
+def cells(grid) -> list[list[dict]]:
+    """A view's grid as cards to show: state, value, colour, spoken label and HTML.
+    The view keeps a grid's rows while that grid is unchanged, so they are built once
+    per grid state and language (the entries are shared: copy one to change it)."""
+    t = i18n.catalog()
+    key = (id(grid), id(t))
+    found = _CELLS.get(key)
+    if found is not None and found[0] is grid and found[1] is t:
+        return found[2]
+    rows = _cells(grid, t)
+    if len(_CELLS) >= _CELLS_MAX:
+        _CELLS.clear()
+    _CELLS[key] = (grid, t, rows)  # keeps `grid` alive, so its id is not reused
+    return rows
+
+
+_CELLS: dict[tuple[int, int], tuple] = {}
+_CELLS_MAX = 4096
+
+
+def _cells(grid, t) -> list[list[dict]]:
+    where_of = t.ugettext("Row %(row)s, column %(col)s")
     up, down, gone = (
-        t.gettext("%(where)s: %(card)s"),
-        t.gettext("%(where)s: face down"),
-        t.gettext("%(where)s: cleared"),
+        t.ugettext("%(where)s: %(card)s"),
+        t.ugettext("%(where)s: face down"),
+        t.ugettext("%(where)s: cleared"),
     )
     rows = []
     for r, row in enumerate(grid):
@@ -153,14 +173,9 @@ class Shared:
         return [dict(s, is_me=s["id"] == my_id) for s in self.seats]
 
 
-class Turn:
-    """What the viewer's own cards do when pressed, right now."""
-
-    __slots__ = ("phase", "my_turn", "mode", "drawn", "top", "setup_left")
-
-    def __init__(self, phase, my_turn, mode, drawn, top, setup_left):
-        self.phase, self.my_turn, self.mode = phase, my_turn, mode
-        self.drawn, self.top, self.setup_left = drawn, top, setup_left
+# What a press on one of the viewer's cards does, by the mode they chose: the legal
+# actions of that type are the cards that are buttons.
+PRESS = {None: ("reveal", "keep_drawn"), "take": ("take_discard",), "flip": ("discard_drawn",)}
 
 
 def board(shared: Shared, me: Seat | None, mode: str | None = None) -> dict:
@@ -171,14 +186,14 @@ def board(shared: Shared, me: Seat | None, mode: str | None = None) -> dict:
     rnd = v["round"]
     names = shared.names
     phase = v["phase"]
+    legal = v.get("legal", ())
+    kinds = {a["type"] for a in legal}
     playing = my_id is not None and my_id in game.totals and my_id not in game.forfeited
-    my_turn = playing and rnd["turn"] == my_id
+    my_turn = phase == "play" and bool(legal)
     drawn = rnd["drawn"]
     setup_left = rnd["setup_left"].get(my_id, 0) if playing else 0
-    mode = mode if mode in MODES else None
-    if phase != "play" or not my_turn:
-        mode = None
-    if (drawn is not None and mode == "take") or (drawn is None and mode == "flip"):
+    # A mode counts only when a move of its kind is legal now.
+    if mode not in PRESS or mode is None or PRESS[mode][0] not in kinds:
         mode = None
     seating = rnd["seating"]
     if my_id in seating:
@@ -187,17 +202,13 @@ def board(shared: Shared, me: Seat | None, mode: str | None = None) -> dict:
     else:
         others = list(seating)
     me_entry = None
-    face_down_left = False
     if my_id in rnd["grids"]:
-        face_down_left = playing and any(
-            c["state"] == "down" for row in rnd["grids"][my_id] for c in row
-        )
-        turn = Turn(phase, my_turn, mode, drawn, rnd["discard_top"], setup_left)
         me_entry = {
             "id": my_id,
             "name": names.get(my_id),
             "total": shared.by_player[my_id]["total"],
-            "grid": my_cells(shared.cells[my_id], turn),
+            "grid": my_cells(shared.cells[my_id], presses(legal, mode), rnd["discard_top"], drawn),
+            "face_up": shared.opponent[my_id]["face_up"],
             "is_ender": rnd["ender"] == my_id,
         }
     votes = shared.votes
@@ -210,6 +221,7 @@ def board(shared: Shared, me: Seat | None, mode: str | None = None) -> dict:
         "playing": playing,
         "my_turn": my_turn,
         "mode": mode,
+        "can_draw": "draw" in kinds and mode is None,
         "me": me_entry,
         "opponents": [shared.opponent[pid] for pid in others],
         "draw_count": rnd["draw_count"],
@@ -218,7 +230,8 @@ def board(shared: Shared, me: Seat | None, mode: str | None = None) -> dict:
         "drawn": drawn,
         "drawn_tone": card_tone(drawn) if drawn is not None else "",
         "someone_drew": rnd["has_drawn"] and not my_turn,
-        "face_down_left": face_down_left,
+        # The drawn card may be discarded by turning a card over (else: discarded alone).
+        "face_down_left": any(a["type"] == "discard_drawn" and a["flip"] for a in legal),
         "setup_left": setup_left,
         "banner": banner(v, names, my_id, my_turn, setup_left, drawn, mode),
         "log": shared.log,
@@ -233,37 +246,80 @@ def board(shared: Shared, me: Seat | None, mode: str | None = None) -> dict:
     }
 
 
-def my_cells(grid: list[list[dict]], turn: Turn) -> list[list[dict]]:
+def presses(legal, mode: str | None) -> dict[tuple[int, int], str]:
+    """The viewer's cards that are buttons now: position -> the type of the move a press
+    makes. From the legal actions of the kinds the mode presses."""
+    kinds = PRESS[mode]
+    out = {}
+    for action in legal:
+        kind = action["type"]
+        if kind == "discard_drawn" and kind in kinds:
+            if action["flip"]:
+                out[tuple(action["flip"])] = kind
+        elif kind in kinds:
+            out[action["row"], action["col"]] = kind
+    return out
+
+
+def verb(kind: str, cell: str, top, drawn) -> str:
+    """What pressing a card does, said with where it is (for screen readers)."""
+    if kind == "reveal":
+        return _("Turn over. %(cell)s", cell=cell)
+    if kind == "discard_drawn":
+        return _("Turn this card over. %(cell)s", cell=cell)
+    card = top if kind == "take_discard" else drawn
+    return _("Put the %(card)s here. %(cell)s", card=card, cell=cell)
+
+
+def my_cells(grid: list[list[dict]], pressed: dict, top=None, drawn=None) -> list[list[dict]]:
     """The viewer's own cards, each with what pressing it does (if anything)."""
+    if not pressed:
+        return grid
     out = []
     for row in grid:
         mine = []
         for cell in row:
-            action = cell_action(cell, turn) if cell["state"] != "gone" else None
-            mine.append(dict(cell, action=action) if action else cell)
+            kind = pressed.get((cell["row"], cell["col"]))
+            if kind is None:
+                mine.append(cell)
+                continue
+            action = {"type": kind, "verb": verb(kind, cell["label"], top, drawn)}
+            mine.append(dict(cell, action=action))
         out.append(mine)
     return out
 
 
-def cell_action(cell: dict, turn: Turn) -> dict | None:
-    down = cell["state"] == "down"
-    label = cell["label"]
-    if turn.phase == "setup" and turn.setup_left > 0 and down:
-        return {"type": "reveal", "verb": _("Turn over. %(cell)s", cell=label)}
-    if not turn.my_turn:
-        return None
-    if turn.mode == "take":
-        verb = _("Put the %(card)s here. %(cell)s", card=turn.top, cell=label)
-        return {"type": "take_discard", "verb": verb}
-    if turn.drawn is not None and turn.mode == "flip":
-        if down:
-            verb = _("Turn this card over. %(cell)s", cell=label)
-            return {"type": "discard_drawn", "verb": verb}
-        return None
-    if turn.drawn is not None:
-        verb = _("Put the %(card)s here. %(cell)s", card=turn.drawn, cell=label)
-        return {"type": "keep_drawn", "verb": verb}
-    return None
+def my_grid_html(rows: list[list[dict]], label: str, move_url: str, version, csrf: str) -> Markup:
+    """The viewer's own grid: one form whose pressable cards are its buttons (the
+    pressed card says its position), or plain cards when none can be pressed."""
+    kind = next((c["action"]["type"] for row in rows for c in row if c["action"]), None)
+    cols = len(rows[0])
+    if kind is None:
+        cards = "".join(c["html"] for row in rows for c in row)
+        return Markup(
+            f'<div class="grid mine" role="group" aria-label="{escape(label)}" '
+            f'style="--cols:{cols}">{cards}</div>'
+        )
+    parts = []
+    for row in rows:
+        for c in row:
+            if not c["action"]:
+                parts.append(c["html"])
+                continue
+            up = c["state"] == "up"
+            look = f"v-{c['tone']}" if up else "back"
+            parts.append(
+                f'<button class="card {look}" name="pos" value="{c["row"]}-{c["col"]}" '
+                f'aria-label="{escape(c["action"]["verb"])}">{c["value"] if up else ""}</button>'
+            )
+    url = escape(move_url)
+    return Markup(
+        f'<form method="post" action="{url}" hx-post="{url}" class="grid mine act-{kind}" '
+        f'role="group" aria-label="{escape(label)}" style="--cols:{cols}">\n'
+        f'<input type="hidden" name="csrf_token" value="{escape(csrf)}">'
+        f'<input type="hidden" name="version" value="{escape(version)}">'
+        f'<input type="hidden" name="type" value="{kind}">{"".join(parts)}</form>'
+    )
 
 
 def banner(v, names, my_id, my_turn, setup_left, drawn, mode) -> dict:

@@ -12,11 +12,12 @@ import threading
 import time
 from collections import deque
 
-from flask import Blueprint, Response, get_template_attribute, redirect, request, url_for
+from flask import Blueprint, Response, redirect, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
+from markupsafe import Markup
 
-from .. import tables
+from .. import i18n, tables
 from ..hub import hub
 from .table import current_seat, render_table
 
@@ -72,8 +73,37 @@ def reaction_of(code: str, player_id: str, now: float | None = None) -> dict | N
     return {"emoji": emoji, "label": str(label), "age": age, "left": SHOWN_SECONDS - age}
 
 
+def reaction_slot(code: str, player_id: str, oob: bool = False) -> Markup:
+    """A player's area's reaction slot, with their latest reaction for a few seconds.
+    The slot is always there, so a push can fill it out of band; the animation carries
+    on from the reaction's age when a later push renders it again."""
+    r = reaction_of(code, player_id)
+    inner = (
+        Markup(
+            '<span class="reaction" role="img" aria-label="{}" data-left="{}" data-until="1" '
+            'style="animation-delay:-{}s">{}</span>'
+        ).format(r["label"], r["left"], r["age"], r["emoji"])
+        if r
+        else ""
+    )
+    swap = Markup(' hx-swap-oob="true"') if oob else ""
+    return Markup('<span class="reaction-slot" id="reaction-{}"{}>{}</span>').format(
+        player_id, swap, inner
+    )
+
+
 def choices() -> list[tuple[str, str, str]]:
-    return [(key, emoji, str(label)) for key, (emoji, label) in CHOICES.items()]
+    """The reactions offered, with their labels in the current language (worked out
+    once per catalog: every viewer of every push is offered them)."""
+    t = i18n.catalog()
+    found = _choices.get(id(t))
+    if found is None or found[0] is not t:
+        labels = [(key, emoji, str(label)) for key, (emoji, label) in CHOICES.items()]
+        found = _choices[id(t)] = (t, labels)
+    return found[1]
+
+
+_choices: dict[int, tuple] = {}  # id(catalog) -> (catalog, choices): a few languages
 
 
 @bp.post("/<code>/react")
@@ -91,9 +121,8 @@ def react(code: str):
         return render_table(code, error=_("Choose one of the reactions."), status=400)
     now = time.time()
     if allowed(code, seat.id, now):
-        with _lock:
-            _shown[(code, seat.player_id)] = (key, now)
-        push(code, seat.player_id)
+        # Through the hub: with several processes, each shows it to its own sockets.
+        hub.broadcast(code, "reaction", {"player": seat.player_id, "key": key, "at": now})
     elif not request.htmx:
         return render_table(code, error=_("One reaction at a time, please."), status=429)
     if request.htmx:
@@ -103,13 +132,23 @@ def react(code: str):
 
 def push(code: str, player_id: str) -> None:
     """The player's reaction slot, out of band, to every socket at the table."""
-    slot = get_template_attribute("partials/_reactions.html", "reaction")
-    html = str(slot(code, player_id, oob=True))
+    html = str(reaction_slot(code, player_id, oob=True))
     for conn in hub.connections(code):
         # In the socket's own queue, after the table it last got (never reordered).
         conn.offer(html, conn.sent_version)
 
 
+def show(code: str, data: dict) -> None:
+    """A reaction (from this process or another): kept for a few seconds, and pushed."""
+    player, key, at = data.get("player"), data.get("key"), data.get("at")
+    if key not in CHOICES or not isinstance(player, str) or not isinstance(at, (int, float)):
+        return
+    with _lock:
+        _shown[(code, player)] = (key, at)
+    push(code, player)
+
+
 def init_app(app) -> None:
-    app.jinja_env.globals.update(reaction_of=reaction_of, reaction_choices=choices)
+    hub.on_event("reaction", show)
+    app.jinja_env.globals.update(reaction_slot=reaction_slot, reaction_choices=choices)
     app.register_blueprint(bp)

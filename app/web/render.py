@@ -11,8 +11,7 @@ from urllib.parse import urlsplit
 
 import segno
 from flask import current_app, has_request_context, request, url_for
-from flask_babel import force_locale, get_translations
-from jinja2 import pass_context
+from flask_babel import force_locale
 from markupsafe import Markup
 
 from .. import i18n, tables
@@ -21,7 +20,8 @@ from ..hub import Connection
 from ..models import Seat, Table, db
 from ..presence import presence
 from ..tables import Snapshot
-from .presenter import Shared, a, board, card_html, card_tone
+from .extras import away_countdown
+from .presenter import Shared, a, board, card_html, card_tone, my_grid_html
 
 __all__ = ["a", "card_html", "card_tone", "render_push", "table_context"]
 
@@ -38,14 +38,17 @@ def table_context(
     form=None,
     shared: Shared | None = None,
     invite_url: str | None = None,
+    urls: dict | None = None,
 ) -> dict:
     """Everything the table templates show to `me`, from a committed snapshot. A push
-    passes the `shared` part it built once for all its sockets."""
+    passes the `shared` part and the URLs it built once for all its sockets."""
     table = snap.table
     if shared is None:
         shared = shared_part(snap, presence.present(table.code))
     if invite_url is None:
         invite_url = url_for("table.show", code=table.code, _external=True)
+    if urls is None:
+        urls = table_urls(table.code)
     ctx = {
         "table": table,
         "code": table.code,
@@ -59,6 +62,8 @@ def table_context(
         "error_field": field,
         "form": form,
         "invite_url": invite_url,
+        "urls": urls,
+        "away": shared.away,
         "board": None,
         "max_seats": tables.MAX_SEATS,
         "bot_kinds": BOT_KINDS,
@@ -71,18 +76,23 @@ def table_context(
     return ctx
 
 
-def shared_part(snap: Snapshot, present: set[int], i18n_ctx: dict | None = None) -> Shared:
+def table_urls(code: str) -> dict:
+    """The table's URLs its forms and links use (built once per push)."""
+    return {name: url_for(f"table.{name}", code=code) for name in ("show", "move", "leave")} | {
+        "react": url_for("reactions.react", code=code)
+    }
+
+
+def shared_part(snap: Snapshot, present: set[int]) -> Shared:
     """What everyone at the table sees alike, with each other player's box rendered."""
     shared = Shared(snap, present)
+    shared.away = away_countdown(snap.table)  # the same for every viewer
     if snap.game is not None:
         template = current_app.jinja_env.get_template("partials/_opponent.html")
         show_totals = shared.rules.show_running_score or snap.game.is_over
-        extra = i18n_ctx or fast_gettext(get_translations())
         for o in shared.opponent.values():
             o["html"] = Markup(
-                template.render(
-                    o=o, show_totals=show_totals, code=snap.code, phase=snap.game.phase, **extra
-                )
+                template.render(o=o, show_totals=show_totals, code=snap.code, phase=snap.game.phase)
             )
     return shared
 
@@ -118,6 +128,7 @@ def render_push(
         )
         present = presence.present(code)
         invite = url_for("table.show", code=table.code, _external=True)
+        urls = table_urls(table.code)
         # Inside the mover's request: kept for their answer (pushed_answer).
         pushed = request.environ.setdefault("skymo.pushed", {}) if has_request_context() else None
         out = []
@@ -126,15 +137,14 @@ def render_push(
             by_locale.setdefault(conn.locale, []).append(conn)
         # Each player reads their own language (two at one table may differ).
         for locale, group in by_locale.items():
-            with force_locale(locale):
-                fast = fast_gettext(get_translations())
-                shared = shared_part(snap, present, fast)  # once per language
+            with force_locale(locale), i18n.bound():
+                shared = shared_part(snap, present)  # once per language
                 base: dict = {}
                 app.update_template_context(base)  # the context processors' values
-                base.update(fast)
                 for conn in group:
                     me = snap.seat(conn.seat_id) if conn.seat_id else None
-                    ctx = {**base, **table_context(snap, me, shared=shared, invite_url=invite)}
+                    ctx = table_context(snap, me, shared=shared, invite_url=invite, urls=urls)
+                    ctx.update(base)
                     ctx["csrf"] = conn.csrf
                     ctx["join_name"] = conn.name
                     ctx["oob"] = True
@@ -155,27 +165,8 @@ def pushed_answer(snap: Snapshot, seat: Seat | None, csrf: str, locale: str) -> 
     return html.replace(' hx-swap-oob="true"', "", 1) if html else None
 
 
-def fast_gettext(translations) -> dict:
-    """The templates' gettext and ngettext bound to one language's catalog, for a push:
-    Flask-Babel's look the catalog up again on every call (dozens per rendering). Same
-    behaviour as Jinja's i18n extension (newstyle: always a format string, escaped)."""
-
-    @pass_context
-    def gettext(context, string, **variables):
-        rv = translations.gettext(string)
-        if context.eval_ctx.autoescape:
-            rv = Markup(rv)
-        return rv % variables
-
-    @pass_context
-    def ngettext(context, singular, plural, num, **variables):
-        variables.setdefault("num", num)
-        rv = translations.ngettext(singular, plural, num)
-        if context.eval_ctx.autoescape:
-            rv = Markup(rv)
-        return rv % variables
-
-    return {"gettext": gettext, "ngettext": ngettext}
+def init_app(app) -> None:
+    app.jinja_env.globals.update(my_grid=my_grid_html)
 
 
 def _current(code: str) -> Snapshot | None:

@@ -12,7 +12,7 @@ from flask_babel import get_locale
 from wsproto.utilities import RemoteProtocolError
 
 from .. import accounts, tables
-from ..hub import Connection, hub
+from ..hub import Background, Connection, hub
 from ..presence import presence
 from . import sock
 from .auth import signed_in
@@ -34,8 +34,42 @@ def _show_presence(code: str, seat_id: int, present: bool) -> None:
     hub.publish(code, "lobby")
 
 
+class Wakeup:
+    """Stands in for simple-websocket's event, which its reader sets when a message
+    arrives or the socket closes: here that wakes the socket's sender instead (the
+    handler, blocked on its queue of pushes), which then looks at the socket."""
+
+    def __init__(self, conn: Connection):
+        self.conn = conn
+
+    def set(self) -> None:
+        self.conn.wake()
+
+    def clear(self) -> None:
+        pass
+
+    def wait(self, timeout=None) -> bool:
+        return True
+
+
+def serve(ws, conn: Connection, what: str) -> None:
+    """Send `what`, then every push, until the socket closes. One greenlet per socket
+    beside simple-websocket's reader: the handler is the sender."""
+    ws.event = Wakeup(conn)
+    hub.add(conn)
+    conn.wake()  # in case the socket closed before its event was ours
+    try:
+        hub.send_to(conn, what)
+        # Clients send nothing we act on: what they send is dropped.
+        conn.pump(alive=lambda: ws.connected, woken=ws.input_buffer.clear)
+    finally:
+        hub.remove(conn)
+
+
 def init_app(app) -> None:
     hub.set_renderer(render_push)
+    # The socket reader as a bare greenlet (app.hub.background).
+    app.config["SOCK_SERVER_OPTIONS"].setdefault("thread_class", Background)
     presence.on_change(_show_presence)  # one function: registered once however many apps
 
     @app.errorhandler(RemoteProtocolError)
@@ -64,7 +98,7 @@ def init_app(app) -> None:
             base_url=request.host_url,
             name=user.username if user else "",
             locale=str(get_locale()),
-            queued=True,  # sent by its own sender: a slow reader delays nobody
+            queued=True,  # sent from its own queue: a slow reader delays nobody
             close=ws.close,
         )
         from ..models import db
@@ -76,11 +110,4 @@ def init_app(app) -> None:
         # ping_interval set, simple-websocket selects before reading.
         if current_app.config["SOCK_SERVER_OPTIONS"].get("ping_interval"):
             ws.sock.settimeout(SEND_TIMEOUT)
-        hub.add(conn)
-        try:
-            hub.send_to(conn, "table")
-            while ws.connected:
-                # Clients send nothing we act on; receive() notices a closed socket.
-                ws.receive(timeout=60)
-        finally:
-            hub.remove(conn)
+        serve(ws, conn, "table")

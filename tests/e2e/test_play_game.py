@@ -109,3 +109,21 @@ def test_three_people_and_a_bot_play_a_whole_game(server, new_context, screensho
         desk2.get_by_role("link", name="Download the game record").click()
     record = json.loads(download.value.path().read_text())
     assert record["format"] == "skymo.game/1"
+
+
+def test_a_name_being_typed_survives_someone_else_joining(server, new_context):
+    """Cleo types her name; Dan joins meanwhile (a push to Cleo's page); her name is still
+    there and Join seats her."""
+    ann = new_context(**DESKTOP).new_page()
+    invite = create_table(ann, server.url, "Ann")
+    cleo = new_context(**PHONE).new_page()
+    cleo.goto(invite)
+    settle(cleo)
+    cleo.get_by_label("Your name").fill("Cleo")
+    join(new_context(**DESKTOP).new_page(), invite, "Dan")
+    expect(cleo.locator("#seats")).to_contain_text("Dan")  # the push arrived
+    settle(cleo)
+    expect(cleo.get_by_label("Your name")).to_have_value("Cleo")
+    with cleo.expect_navigation():
+        cleo.locator("#join").get_by_role("button", name="Join").click()
+    expect(cleo.locator("#seats li.me")).to_contain_text("Cleo")

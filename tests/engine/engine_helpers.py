@@ -327,3 +327,34 @@ def flip_until_round_end(game: Game) -> None:
         p = game.round.turn
         flip_turn(game, p, first_down(game, p))
     raise AssertionError("the round did not end")
+
+
+# ----- the scenarios' two-player table ---------------------------------------------
+# Two 3×4 grids with no two equal cards in a column.
+A = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]
+B = [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]
+
+
+def two_player_game(draw=(9, 3, 8, 6, 2), discard=5, seed=0) -> Game:
+    """Ann (p1) turned 1 and 2 (sum 3), Bob (p2) 0 and 1 (sum 1): Ann starts."""
+    game = fixed_game([A, B], discard, draw, seed=seed)
+    for p in ("p1", "p2"):
+        game.apply(p, Reveal(0, 0))
+        game.apply(p, Reveal(0, 1))
+    assert game.phase == PLAY and game.round.turn == "p1"
+    return game
+
+
+def reveal(game, p, *cells):
+    for cell in cells:
+        game.apply(p, Reveal(*cell))
+
+
+def state_at(game, p, r, c):
+    grid = game.round.grids[p]
+    return grid.state[r * grid.cols + c]
+
+
+def value_at(game, p, r, c):
+    grid = game.round.grids[p]
+    return grid.values[r * grid.cols + c]

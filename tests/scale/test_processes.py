@@ -5,6 +5,7 @@ nothing."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -259,3 +260,25 @@ def test_the_sign_in_limit_counts_failures_on_every_process(cluster):
     for server in (a, b):  # the sixth is refused everywhere, even with the right password
         late = people.Person(server.url)
         assert late.post("/signin", {"username": "zed", "password": "correct horse"})[0] == 429
+
+
+def test_a_reaction_on_one_process_shows_on_the_others_sockets(cluster, pg_url):
+    a, b = cluster("A"), cluster("B")
+    ann, bob = people.Person(a.url), people.Person(b.url)
+    code = seat_table(ann, bob, b, pg_url)
+    assert ann.post(f"/t/{code}/start", {"version": str(stored(pg_url, code)[1])})[0] == 303
+    bob_ws = bob.socket()
+    try:
+        receive_version(bob_ws, 0, 3)
+        assert ann.post(f"/t/{code}/react", {"reaction": "party"})[0] == 303
+        deadline = time.monotonic() + 3
+        while True:
+            assert time.monotonic() < deadline, "the reaction did not reach B's socket"
+            bob_ws.settimeout(max(0.05, deadline - time.monotonic()))
+            with contextlib.suppress(websocket.WebSocketTimeoutException):
+                html = bob_ws.recv()
+                if 'id="reaction-' in html and 'class="reaction"' in html:
+                    assert "\N{PARTY POPPER}" in html
+                    break
+    finally:
+        bob_ws.close()

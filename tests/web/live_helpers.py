@@ -248,7 +248,11 @@ def check_invariants(state: dict | None) -> None:
     pile = rnd.draw_pile + ([rnd.drawn] if rnd.drawn is not None else [])
     assert last.draw_pile == pile
     if rnd.drawn is None:
-        assert last.turn == rnd.turn
+        assert last.turn == rnd.turn, (
+            f"stored turn {rnd.turn}, replayed {last.turn}; phase {game.phase}, round "
+            f"{rnd.number}, ender {rnd.ender}, last turns {rnd.last_turns}/{last.last_turns}, "
+            f"forfeited {sorted(game.forfeited)}, moves {rnd.moves[-6:]}, log {rnd.log[-6:]}"
+        )
 
 
 def is_network_error(exc: BaseException) -> bool:

@@ -3,6 +3,7 @@ delays the player who moved, and is dropped once its queue is full."""
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 
@@ -33,6 +34,8 @@ def test_a_stalled_peer_does_not_delay_the_mover_and_is_dropped(browser, monkeyp
     ann_socket = Connection(code, ann_seat, "", fine.append, queued=True)
     hub.add(watcher)
     hub.add(ann_socket)
+    for conn in (watcher, ann_socket):  # each socket's handler sends from its queue
+        threading.Thread(target=conn.pump, daemon=True).start()
     try:
         answers = []
         for _ in range(8):
@@ -58,3 +61,28 @@ def test_a_stalled_peer_does_not_delay_the_mover_and_is_dropped(browser, monkeyp
         release.set()
         hub.remove(watcher)
         hub.remove(ann_socket)
+
+
+def test_a_push_keeps_the_name_a_visitor_is_typing(browser):
+    """Someone else joining pushes the lobby to every socket, the join form included: the
+    visitor's name field is kept as typed (hx-preserve), never reset by a push."""
+    ann, cleo, dan = browser(), browser(), browser()
+    code = ann.create("Ann")
+    page = cleo.get(f"/t/{code}").data.decode()
+    field = re.search(r'<input id="join-name"[^>]*>', page).group(0)
+    assert "hx-preserve" not in field  # the page's own form is plain
+    pushes = []
+    watcher = Connection(code, None, cleo.csrf, pushes.append)
+    hub.add(watcher)
+    try:
+        dan.get(f"/t/{code}")
+        dan.post(f"/t/{code}/join", {"name": "Dan"})
+    finally:
+        hub.remove(watcher)
+    assert pushes and "Dan" in pushes[-1]
+    field = re.search(r'<input id="join-name"[^>]*>', pushes[-1]).group(0)
+    assert "hx-preserve" in field
+    # A refused name still comes back marked invalid in the answer (not preserved).
+    answer = cleo.post(f"/t/{code}/join", {"name": ""}, headers={"HX-Request": "true"})
+    field = re.search(r'<input id="join-name"[^>]*>', answer.data.decode()).group(0)
+    assert 'aria-invalid="true"' in field and "hx-preserve" not in field

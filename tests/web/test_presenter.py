@@ -10,9 +10,12 @@ import random
 import pytest
 
 from app.engine import DOWN, PLAY, SETUP, Draw, Game, KeepDrawn, Player, RuleSet
+from app.engine.actions import action_to_dict
+from app.engine.frozen import Frozen
 from app.models import Seat, Table
 from app.tables import Snapshot
-from app.web.presenter import Shared, board
+from app.web import presenter
+from app.web.presenter import Shared, board, my_grid_html
 
 NAMES = ("Ann", "Bob", "Cat")
 
@@ -144,3 +147,88 @@ def test_the_shared_part_is_built_once_for_every_viewer():
     assert ann["log"] is bob["log"]
     assert [s["present"] for s in shared.seats] == [True, False, False]
     assert [s["is_me"] for s in shared.seat_list(seat(snap, "Bob"))] == [False, True, False]
+
+
+def legal_presses(game: Game, pid: str, kinds: set) -> set:
+    """The engine's legal actions of these kinds, as (type, row, col)."""
+    out = set()
+    for a in game.legal_actions(pid):
+        d = action_to_dict(a)
+        if d["type"] not in kinds:
+            continue
+        if d["type"] == "discard_drawn":
+            if d["flip"]:
+                out.add((d["type"], *d["flip"]))
+        else:
+            out.add((d["type"], d["row"], d["col"]))
+    return out
+
+
+def test_each_mode_presses_exactly_the_legal_moves_of_its_kind():
+    game = new_game("modes")
+    turn = play_to_turn(game)
+    snap = snapshot(game)
+    me = next(s for s in snap.seats if s.player_id == turn)
+    # Before drawing: no card is a button until "take" is chosen; drawing is offered.
+    b = board(Shared(snap, present=set()), me)
+    assert my_actions(b) == set() and b["can_draw"]
+    b = board(Shared(snap, present=set()), me, "take")
+    assert my_actions(b) == legal_presses(game, turn, {"take_discard"}) != set()
+    assert not b["can_draw"]
+    # After drawing: keep by default, turn a card over in "flip".
+    game.apply(turn, Draw())
+    snap = snapshot(game)
+    b = board(Shared(snap, present=set()), me)
+    assert my_actions(b) == legal_presses(game, turn, {"keep_drawn"}) != set()
+    assert not b["can_draw"] and b["face_down_left"]
+    b = board(Shared(snap, present=set()), me, "flip")
+    assert my_actions(b) == legal_presses(game, turn, {"discard_drawn"}) != set()
+
+
+def test_the_board_offers_what_the_view_says_is_legal_and_nothing_else(monkeypatch):
+    """One source of legal moves: a view whose `legal` lists a single card offers only
+    that card, whatever the engine would also allow."""
+    game = new_game("one-source")
+    snap = snapshot(game)
+    me = seat(snap, "Bob")
+    real = presenter.view
+
+    def narrowed(game, player_id):
+        v = real(game, player_id)
+        if player_id == me.player_id:
+            v = dict(v, legal=(Frozen(type="reveal", row=1, col=2),))
+        return v
+
+    monkeypatch.setattr(presenter, "view", narrowed)
+    b = board(Shared(snap, present=set()), me)
+    assert my_actions(b) == {("reveal", 1, 2)}
+    # ...and a view with nothing legal offers nothing (it is not worked out again).
+    monkeypatch.setattr(presenter, "view", lambda g, p: dict(real(g, p), legal=()))
+    b = board(Shared(snap, present=set()), me)
+    assert my_actions(b) == set() and not b["my_turn"] and not b["can_draw"]
+
+
+def test_my_grid_html_makes_the_pressable_cards_buttons_of_one_form():
+    game = new_game()
+    turn = play_to_turn(game)
+    game.apply(turn, Draw())
+    snap = snapshot(game)
+    me = next(s for s in snap.seats if s.player_id == turn)
+    b = board(Shared(snap, present=set()), me, "flip")
+    html = str(my_grid_html(b["me"]["grid"], "Your grid", "/t/T/move", 7, "tok"))
+    assert html.startswith('<form method="post" action="/t/T/move"')
+    assert 'class="grid mine act-discard_drawn"' in html
+    assert '<input type="hidden" name="version" value="7">' in html
+    pressed = {f'value="{r}-{c}"' for _t, r, c in my_actions(b)}
+    assert html.count("<button") == len(pressed) and all(p in html for p in pressed)
+    # A face-down card, pressable or not, never shows its value.
+    grid = game.round.grids[turn]
+    for i, state in enumerate(grid.state):
+        if state == DOWN:
+            r, c = divmod(i, grid.cols)
+            label = f"Turn this card over. Row {r + 1}, column {c + 1}: face down"
+            assert f'value="{r}-{c}" aria-label="{label}"></button>' in html
+    # Nothing to press: plain cards, no form.
+    other = next(s for s in snap.seats if s.player_id != turn)
+    plain = str(my_grid_html(board(Shared(snap, set()), other)["me"]["grid"], "G", "/m", 7, "t"))
+    assert plain.startswith('<div class="grid mine"') and "<button" not in plain

@@ -1,0 +1,128 @@
+"""The greedy bot: the best single move for its own grid, valuing an unknown card at
+the deck's mean; avoids ending a round it would likely be penalised for."""
+
+from __future__ import annotations
+
+import random
+
+from .actions import Action
+from .reading import (
+    CLEARED,
+    HIDDEN,
+    MEAN_CARD,
+    _action,
+    _clear_bonus,
+    _estimate,
+    _flat,
+    _lines,
+    _opponents,
+    _spread_reveal,
+    _stalling,
+    moves,
+)
+
+GREEDY_TAKE = 5.0  # take the discard when it gains at least this much
+GREEDY_KEEP = 2.0  # keep a drawn card when it gains at least this much
+
+
+def _best_place(cells, targets, x: int, lines, mean: float) -> tuple[int, float]:
+    """Which of the `targets` (cells a face-up `x` may replace) gains most for this
+    grid: (index, points gained); the first such cell on a tie."""
+    if x not in cells:  # no clear possible (it needs another card of the same value)
+        if not targets:
+            return -1, -1e9
+        worth = _worth(cells, mean)
+        i = max(targets, key=worth.__getitem__)
+        return i, worth[i] - x
+    best_i, best_gain = -1, -1e9
+    for i in targets:
+        v = cells[i]
+        gain = (mean if v == HIDDEN else v) - x + _clear_bonus(cells, i, x, lines[i])
+        if gain > best_gain:
+            best_i, best_gain = i, gain
+    return best_i, best_gain
+
+
+def _worth(cells, mean: float) -> tuple[float, ...]:
+    """What each cell of a grid is worth now: its card, or `mean` if face down. Read
+    once per grid for the greedy bot's constant mean."""
+    if mean != MEAN_CARD:
+        return tuple(mean if v == HIDDEN else v for v in cells)
+    found = _WORTH.get(id(cells))
+    if found is not None and found[0] is cells:
+        return found[1]
+    if len(_WORTH) > 256:
+        _WORTH.clear()
+    worth = tuple(mean if v == HIDDEN else v for v in cells)
+    _WORTH[id(cells)] = (cells, worth)
+    return worth
+
+
+_WORTH: dict[int, tuple] = {}
+
+
+def greedy_bot(view: dict, rng: random.Random) -> Action:
+    legal = moves(view)
+    kind = legal.stage
+    if kind is None:
+        raise ValueError("the viewer has no move to make")
+    if kind == "setup":
+        return _spread_reveal(view, rng)
+    rules = view["rules"]
+    cols = rules["cols"]
+    rnd = view["round"]
+    cells = _flat(rnd["grids"][view["me"]])
+    lines = _lines(rules["rows"], cols, rules["clear_rows"])
+    if kind == "take":
+        top = rnd["discard_top"]
+        i, gain = _best_place(cells, legal.of("take_discard"), top, lines, MEAN_CARD)
+        if gain >= GREEDY_TAKE and not (
+            cells[i] == HIDDEN
+            and cells.count(HIDDEN) == 1
+            and _greedy_fears_end(view, cells, i, top)
+        ):
+            return _action("take_discard", i, cols)
+        return _action("draw", None, cols)
+    drawn = rnd["drawn"]
+    i, gain = _best_place(cells, legal.of("keep_drawn"), drawn, lines, MEAN_CARD)
+    flips = legal.of("discard_drawn")
+    if flips == [None]:  # nothing left to turn over
+        return _action("keep_drawn", i, cols) if gain > 0 else _action("discard_drawn", None, cols)
+    keep = gain >= GREEDY_KEEP
+    if len(flips) == 1 and (cells[i] == HIDDEN or not keep):
+        # This move would turn my last card and end the round: only if it likely pays.
+        ending_score = drawn if keep else MEAN_CARD
+        if _greedy_fears_end(view, cells, flips[0], ending_score):
+            j, up_gain = _best_up_place(cells, drawn, lines)
+            if j >= 0 and up_gain >= -3:
+                return _action("keep_drawn", j, cols)
+    if keep:
+        return _action("keep_drawn", i, cols)
+    return _action("discard_drawn", rng.choice(flips), cols)
+
+
+def _best_up_place(cells: list[int], x: int, lines) -> tuple[int, float]:
+    best_i, best_gain = -1, -1e9
+    for i, v in enumerate(cells):
+        if v in (HIDDEN, CLEARED):
+            continue
+        gain = v - x + _clear_bonus(cells, i, x, lines[i])
+        if gain > best_gain:
+            best_i, best_gain = i, gain
+    return best_i, best_gain
+
+
+def _greedy_fears_end(view: dict, cells: list[int], last: int, value: float) -> bool:
+    """Would ending now (my last hidden card at `last` becoming `value`) likely be
+    penalised? Opponents are valued at their face-up cards plus the mean per hidden one."""
+    rnd = view["round"]
+    if rnd["ender"] is not None:
+        return False
+    if _stalling(rnd):
+        return False
+    mine = _estimate(cells, MEAN_CARD) - MEAN_CARD + value
+    if mine <= 0:
+        return False
+    grids = rnd["grids"]
+    best_other = min(_estimate(_flat(grids[p]), MEAN_CARD) for p in _opponents(view))
+    return mine >= best_other

@@ -1,0 +1,200 @@
+"""The game's state: phases, cards, grids and rounds (docs/rules.md). Plain data with
+the few rules that read one grid (clearing lines); `Game` (game.py) moves it on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .rules import RuleSet
+
+# Cell states of a grid position. A position keeps its place for the whole round.
+DOWN, UP, GONE = 0, 1, 2
+
+# 150 cards: five −2, ten −1, fifteen 0, ten each of 1..12.
+DECK: tuple[int, ...] = tuple(
+    [-2] * 5 + [-1] * 10 + [0] * 15 + [v for v in range(1, 13) for _ in range(10)]
+)
+
+# Phases of a game.
+SETUP = "setup"  # players choose their initial flips
+PLAY = "play"  # turns, including the last turns after someone ended the round
+SCORING = "scoring"  # every turn played, not yet scored (only with Game.hold_scoring)
+ROUND_OVER = "round_over"  # scored; waiting for start_next_round()
+GAME_OVER = "game_over"
+
+
+class IllegalMove(Exception):
+    """A move the rules do not allow; `reason` is written for the player."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass
+class Player:
+    id: str
+    name: str
+    bot: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "name": self.name, "bot": self.bot}
+
+
+class Grid:
+    """One player's cards: flat lists indexed row * cols + col."""
+
+    __slots__ = ("rows", "cols", "values", "state")
+
+    def __init__(self, rows: int, cols: int, values: list[int], state: list[int] | None = None):
+        self.rows = rows
+        self.cols = cols
+        self.values = values
+        self.state = state if state is not None else [DOWN] * (rows * cols)
+
+    def index(self, row: int, col: int) -> int:
+        if not (0 <= row < self.rows and 0 <= col < self.cols):
+            raise IllegalMove("There is no card at that position")
+        return row * self.cols + col
+
+    def face_down_count(self) -> int:
+        return self.state.count(DOWN)
+
+    def score(self) -> int:
+        return sum(v for v, s in zip(self.values, self.state, strict=True) if s != GONE)
+
+    def face_up_values(self) -> list[int]:
+        return [v for v, s in zip(self.values, self.state, strict=True) if s == UP]
+
+    def clear_lines(self, clear_rows: bool) -> list[tuple[str, int, list[int]]]:
+        """Remove every complete line, repeating until none qualifies.
+
+        Returns the cleared lines as (kind, index, values in grid order), columns left to
+        right then rows top to bottom within each pass: the order they go onto the
+        discard pile."""
+        cleared = []
+        rows, cols, values, state = self.rows, self.cols, self.values, self.state
+        size = rows * cols
+        while True:
+            lines = []
+            for c in range(cols):
+                cells = _complete(range(c, size, cols), values, state)
+                if cells is not None:
+                    lines.append(("column", c, cells))
+            if clear_rows:
+                for r in range(rows):
+                    cells = _complete(range(r * cols, r * cols + cols), values, state)
+                    if cells is not None:
+                        lines.append(("row", r, cells))
+            if not lines:
+                return cleared
+            for kind, number, cells in lines:
+                # A card shared by a row and a column that clear together leaves once,
+                # with the column; a row whose every card went with columns adds nothing.
+                cells = [i for i in cells if state[i] != GONE]
+                if not cells:
+                    continue
+                for i in cells:
+                    state[i] = GONE
+                cleared.append((kind, number, [values[i] for i in cells]))
+
+    def to_dict(self) -> dict:
+        return {"values": self.values, "state": self.state}
+
+    @classmethod
+    def from_dict(cls, rows: int, cols: int, data: dict) -> Grid:
+        return cls(rows, cols, list(data["values"]), list(data["state"]))
+
+
+def _complete(line: range, values: list[int], state: list[int]) -> list[int] | None:
+    """The remaining cells of a line if it clears: at least 2, all face up, all equal.
+    Runs after every move, so it stops at the first face-down or different card."""
+    first = None
+    n = 0
+    for i in line:
+        s = state[i]
+        if s == GONE:
+            continue
+        if s != UP:
+            return None
+        if n == 0:
+            first = values[i]
+        elif values[i] != first:
+            return None
+        n += 1
+    if n < 2:
+        return None
+    return [i for i in line if state[i] != GONE]
+
+
+class Round:
+    """One deal: grids, piles, whose turn, and the moves made so far."""
+
+    def __init__(self, number: int, seating: list[str]):
+        self.number = number
+        self.seating = seating
+        self.grids: dict[str, Grid] = {}
+        self.draw_pile: list[int] = []  # top of the pile is the END of the list
+        self.discard: list[int] = []  # bottom first; top is the end
+        self.dealt: dict = {}  # the deal as the record shows it
+        self.setup_left: dict[str, int] = {}
+        self.starter: str | None = None
+        self.turn: str | None = None
+        self.drawn: int | None = None
+        self.ender: str | None = None
+        self.last_turns: list[str] = []  # who still plays a last turn, in order
+        self.reshuffles = 0
+        self.moves: list[dict] = []  # record moves (skymo.game/1)
+        self.log: list[dict] = []  # public events, for the table's move log
+        self.result: dict | None = None
+        self.recorded_starter: str | None = None  # replays: who played the first turn
+
+    @property
+    def first_turn(self) -> str | None:
+        """Who played the round's first turn (a record's `starter`), None until someone
+        did. Not always `starter`, whom the rules named: they may leave before playing."""
+        for move in self.moves:
+            if move["type"] in ("take_discard", "draw"):
+                return move["player"]
+        return None
+
+    def to_dict(self) -> dict:
+        return {
+            "number": self.number,
+            "seating": self.seating,
+            "grids": {p: g.to_dict() for p, g in self.grids.items()},
+            "draw_pile": self.draw_pile,
+            "discard": self.discard,
+            "dealt": self.dealt,
+            "setup_left": self.setup_left,
+            "starter": self.starter,
+            "turn": self.turn,
+            "drawn": self.drawn,
+            "ender": self.ender,
+            "last_turns": self.last_turns,
+            "reshuffles": self.reshuffles,
+            "moves": self.moves,
+            "log": self.log,
+            "result": self.result,
+            "recorded_starter": self.recorded_starter,
+        }
+
+    @classmethod
+    def from_dict(cls, rules: RuleSet, data: dict) -> Round:
+        rnd = cls(data["number"], list(data["seating"]))
+        rnd.grids = {p: Grid.from_dict(rules.rows, rules.cols, g) for p, g in data["grids"].items()}
+        rnd.draw_pile = list(data["draw_pile"])
+        rnd.discard = list(data["discard"])
+        rnd.dealt = data["dealt"]
+        rnd.setup_left = dict(data["setup_left"])
+        rnd.starter = data["starter"]
+        rnd.turn = data["turn"]
+        rnd.drawn = data["drawn"]
+        rnd.ender = data["ender"]
+        rnd.last_turns = list(data["last_turns"])
+        rnd.reshuffles = data["reshuffles"]
+        rnd.moves = list(data["moves"])
+        rnd.log = list(data["log"])
+        rnd.result = data["result"]
+        rnd.recorded_starter = data.get("recorded_starter")
+        return rnd

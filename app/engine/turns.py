@@ -1,0 +1,325 @@
+"""Moves: what a player may do now, the checks, and what each move changes. A part of
+`Game` (game.py), kept apart for length."""
+
+from __future__ import annotations
+
+from .actions import Action, DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
+from .frozen import Frozen
+from .state import DOWN, GAME_OVER, GONE, PLAY, ROUND_OVER, SCORING, SETUP, UP, Grid, IllegalMove
+
+
+class Turns:
+    """Moves (mixed into `Game`)."""
+
+    def stage(self, player_id: str) -> str | None:
+        """Where `player_id` is in a move now: "setup" (first flips left), "take" (their
+        turn, nothing drawn), "drawn" (their turn, a card drawn), or None (no move)."""
+        phase = self.phase
+        if phase != SETUP and phase != PLAY or player_id in self.forfeited or not self.rounds:
+            return None
+        rnd = self.rounds[-1]
+        if player_id not in rnd.grids:
+            return None
+        if phase == SETUP:
+            return "setup" if rnd.setup_left.get(player_id, 0) > 0 else None
+        if rnd.turn != player_id:
+            return None
+        return "take" if rnd.drawn is None else "drawn"
+
+    def legal_actions(self, player_id: str) -> list[Action]:
+        """Every move `player_id` may make now (Forfeit excepted: always allowed)."""
+        stage = self.stage(player_id)
+        if stage is None:
+            return []
+        grid = self.round.grids[player_id]
+        state = grid.state
+        reveal, take, keep, flip = _cell_actions(grid.rows, grid.cols)
+        if stage == "setup":
+            return [reveal[i] for i, s in enumerate(state) if s == DOWN]
+        if stage == "take":
+            return [_DRAW] + [take[i] for i, s in enumerate(state) if s != GONE]
+        keeps = [keep[i] for i, s in enumerate(state) if s != GONE]
+        flips = [flip[i] for i, s in enumerate(state) if s == DOWN]
+        return keeps + (flips or [_DISCARD_NOTHING])
+
+    def _check(self, player_id: str, action: Action) -> None:
+        """Every validation happens here, before anything changes."""
+        if self.phase == GAME_OVER:
+            raise IllegalMove("The game is over")
+        if player_id not in self.totals:
+            raise IllegalMove("You are not playing in this game")
+        if player_id in self.forfeited:
+            raise IllegalMove("You have left this game")
+        kind = type(action)
+        if kind is Forfeit:
+            return
+        if self.phase in (ROUND_OVER, SCORING):
+            raise IllegalMove("The round is over; the next one has not started yet")
+        rnd = self.rounds[-1]
+        grid = rnd.grids[player_id]
+        if self.phase == SETUP:
+            if kind is not Reveal:
+                raise IllegalMove("Turn your first cards face up before play starts")
+            if rnd.setup_left[player_id] <= 0:
+                raise IllegalMove("You have already turned your first cards; wait for the others")
+            self._check_face_down(grid, action.row, action.col)
+            return
+        if kind is Reveal:
+            raise IllegalMove("Play has started: draw a card or take the discard")
+        if rnd.turn != player_id:
+            raise IllegalMove(f"It is {self.name(rnd.turn)}'s turn")
+        if kind is TakeDiscard or kind is Draw:
+            if rnd.drawn is not None:
+                raise IllegalMove("You have drawn a card: keep it or discard it")
+            if kind is TakeDiscard:
+                self._check_in_grid(grid, action.row, action.col)
+            return
+        if rnd.drawn is None:
+            raise IllegalMove("Draw a card first")
+        if kind is KeepDrawn:
+            self._check_in_grid(grid, action.row, action.col)
+            return
+        if kind is DiscardDrawn:
+            if action.flip is None:
+                if grid.face_down_count():
+                    raise IllegalMove("Choose a face-down card to turn over")
+            else:
+                self._check_face_down(grid, *action.flip)
+            return
+        raise IllegalMove("Unknown move")
+
+    @staticmethod
+    def _check_in_grid(grid: Grid, row: int, col: int) -> None:
+        if grid.state[grid.index(row, col)] == GONE:
+            raise IllegalMove("That card was cleared from the grid")
+
+    @staticmethod
+    def _check_face_down(grid: Grid, row: int, col: int) -> None:
+        state = grid.state[grid.index(row, col)]
+        if state == UP:
+            raise IllegalMove("That card is already face up")
+        if state == GONE:
+            raise IllegalMove("That card was cleared from the grid")
+
+    def _reveal(self, player_id: str, action: Reveal) -> None:
+        rnd = self.rounds[-1]
+        grid = rnd.grids[player_id]
+        i = grid.index(action.row, action.col)
+        grid.state[i] = UP
+        rnd.setup_left[player_id] -= 1
+        rnd.moves.append(
+            {"player": player_id, "type": "reveal", "row": action.row, "col": action.col}
+        )
+        rnd.log.append(
+            Frozen(
+                {
+                    "type": "reveal",
+                    "player": player_id,
+                    "row": action.row,
+                    "col": action.col,
+                    "value": grid.values[i],
+                }
+            )
+        )
+        self._clear(player_id)
+        self._maybe_finish_setup()
+
+    def _take_discard(self, player_id: str, action: TakeDiscard) -> None:
+        card = self.round.discard.pop()
+        move = {"player": player_id, "type": "take_discard", "row": action.row, "col": action.col}
+        self._replace(player_id, action.row, action.col, card, move, "take_discard")
+
+    def _replace(self, player_id: str, row: int, col: int, card: int, move: dict, kind: str):
+        """The turns that put a card into the grid: the replaced card goes face up on
+        the discard pile, lines clear, the turn ends."""
+        rnd = self.rounds[-1]
+        old = self._place(player_id, row, col, card)
+        rnd.moves.append(move)
+        rnd.log.append(
+            Frozen(
+                {
+                    "type": kind,
+                    "player": player_id,
+                    "row": row,
+                    "col": col,
+                    "value": card,
+                    "replaced": old,
+                }
+            )
+        )
+        self._clear(player_id)
+        self._end_turn(player_id)
+
+    def _draw(self, player_id: str, action: Draw) -> None:
+        rnd = self.rounds[-1]
+        if not rnd.draw_pile:
+            self.reshuffle()
+        rnd.drawn = rnd.draw_pile.pop()
+        rnd.log.append(Frozen({"type": "draw", "player": player_id}))
+
+    def reshuffle(self, order: list[int] | None = None) -> None:
+        """The discard pile except its top card becomes the draw pile.
+
+        `order` (next card first) replays a recorded reshuffle; otherwise it is seeded."""
+        rnd = self.rounds[-1]
+        top = rnd.discard[-1]
+        cards = rnd.discard[:-1]
+        if order is None:
+            order = list(cards)
+            self._rng(rnd.number, "reshuffle", rnd.reshuffles).shuffle(order)
+        elif sorted(order) != sorted(cards):
+            raise IllegalMove("A reshuffle must use exactly the discard pile under its top card")
+        rnd.reshuffles += 1
+        rnd.discard = [top]
+        rnd.draw_pile = list(reversed(order))
+        rnd.moves.append({"type": "reshuffle", "draw_pile": list(order)})
+        rnd.log.append(Frozen({"type": "reshuffle", "count": len(order)}))
+
+    def _keep_drawn(self, player_id: str, action: KeepDrawn) -> None:
+        rnd = self.rounds[-1]
+        card, rnd.drawn = rnd.drawn, None
+        move = {
+            "player": player_id,
+            "type": "draw",
+            "keep": True,
+            "row": action.row,
+            "col": action.col,
+        }
+        self._replace(player_id, action.row, action.col, card, move, "keep_drawn")
+
+    def _discard_drawn(self, player_id: str, action: DiscardDrawn) -> None:
+        rnd = self.rounds[-1]
+        card, rnd.drawn = rnd.drawn, None
+        rnd.discard.append(card)
+        flip = None
+        if action.flip is not None:
+            grid = rnd.grids[player_id]
+            i = grid.index(*action.flip)
+            grid.state[i] = UP
+            flip = Frozen(row=action.flip[0], col=action.flip[1], value=grid.values[i])
+        rnd.moves.append(
+            {
+                "player": player_id,
+                "type": "draw",
+                "keep": False,
+                "flip": list(action.flip) if action.flip is not None else None,
+            }
+        )
+        event = {"type": "discard_drawn", "player": player_id, "value": card, "flip": flip}
+        rnd.log.append(Frozen(event))
+        self._clear(player_id)
+        self._end_turn(player_id)
+
+    def _forfeit(self, player_id: str, action: Forfeit) -> None:
+        rnd = self.rounds[-1]
+        self.forfeited.append(player_id)
+        move = {"player": player_id, "type": "forfeit"}
+        if self.phase == ROUND_OVER:
+            # Optional key: this forfeit came after the round was scored. Without it a
+            # forfeit after the last turn is replayed before the scoring.
+            move["after_result"] = True
+        rnd.moves.append(move)
+        rnd.log.append(Frozen({"type": "forfeit", "player": player_id}))
+        if len(self.active()) < 2:
+            # Too few left: the game ends at once and the round in play is not scored.
+            if self.phase != ROUND_OVER and rnd.drawn is not None:
+                # The drawn card goes back on top of the draw pile: all 150 cards stay
+                # accounted for in the final state.
+                rnd.draw_pile.append(rnd.drawn)
+                rnd.drawn = None
+            self.phase = GAME_OVER
+            return
+        if self.phase == SETUP:
+            self._maybe_finish_setup()
+        elif self.phase == PLAY and rnd.turn is not None:
+            was_turn = rnd.turn == player_id
+            if was_turn and rnd.drawn is not None:
+                # Nobody else saw the drawn card: it goes back on top of the draw pile.
+                rnd.draw_pile.append(rnd.drawn)
+                rnd.drawn = None
+            if rnd.ender is not None:
+                if player_id in rnd.last_turns:
+                    rnd.last_turns.remove(player_id)
+                if not rnd.last_turns:
+                    self._end_round()
+                elif was_turn:
+                    rnd.turn = rnd.last_turns[0]
+            elif was_turn:
+                rnd.turn = self._next_after(player_id)
+
+    # ----- helpers for moves ---------------------------------------------------------
+    def _place(self, player_id: str, row: int, col: int, card: int) -> int:
+        """Put `card` face up at (row, col); the replaced card goes face up on the discard."""
+        rnd = self.rounds[-1]
+        grid = rnd.grids[player_id]
+        i = grid.index(row, col)
+        old = grid.values[i]
+        grid.values[i] = card
+        grid.state[i] = UP
+        rnd.discard.append(old)
+        return old
+
+    def _clear(self, player_id: str) -> None:
+        rnd = self.rounds[-1]
+        for kind, number, values in rnd.grids[player_id].clear_lines(self.rules.clear_rows):
+            rnd.discard.extend(values)
+            rnd.log.append(
+                Frozen(
+                    {
+                        "type": "clear",
+                        "player": player_id,
+                        "line": kind,
+                        "index": number,
+                        "value": values[0],
+                    }
+                )
+            )
+
+    def _next_after(self, player_id: str) -> str:
+        seating = self.round.seating
+        start = seating.index(player_id)
+        for step in range(1, len(seating) + 1):
+            candidate = seating[(start + step) % len(seating)]
+            if candidate not in self.forfeited:
+                return candidate
+        raise AssertionError("no active player left")
+
+    def _end_turn(self, player_id: str) -> None:
+        rnd = self.rounds[-1]
+        if rnd.ender is None:
+            if rnd.grids[player_id].face_down_count() == 0:
+                rnd.ender = player_id
+                rnd.log.append(Frozen({"type": "ended", "player": player_id}))
+                seating = rnd.seating
+                start = seating.index(player_id)
+                order = seating[start + 1 :] + seating[:start]
+                rnd.last_turns = [p for p in order if p not in self.forfeited]
+        else:
+            rnd.last_turns.remove(player_id)
+        if rnd.ender is not None:
+            if not rnd.last_turns:
+                self._end_round()
+            else:
+                rnd.turn = rnd.last_turns[0]
+        else:
+            rnd.turn = self._next_after(player_id)
+
+
+# Moves are immutable: each one a player can make on a grid shape is made once.
+_DRAW = Draw()
+_DISCARD_NOTHING = DiscardDrawn(None)
+_CELL_ACTIONS: dict[tuple[int, int], tuple[tuple[Action, ...], ...]] = {}
+
+
+def _cell_actions(rows: int, cols: int) -> tuple[tuple[Action, ...], ...]:
+    """For a grid shape: the Reveal, TakeDiscard, KeepDrawn and DiscardDrawn of each cell."""
+    found = _CELL_ACTIONS.get((rows, cols))
+    if found is None:
+        cells = [divmod(i, cols) for i in range(rows * cols)]
+        found = _CELL_ACTIONS[(rows, cols)] = (
+            tuple(Reveal(r, c) for r, c in cells),
+            tuple(TakeDiscard(r, c) for r, c in cells),
+            tuple(KeepDrawn(r, c) for r, c in cells),
+            tuple(DiscardDrawn((r, c)) for r, c in cells),
+        )
+    return found
