@@ -1,17 +1,22 @@
-"""The expert bot: the strong bot's expected-value play, and on its last turn after
-another player ended the round, the chance to have the ender penalised.
+"""The expert bot: the strong bot's play, checked by looking ahead near a round's end.
 
 Like every bot it decides from its view alone (never a face-down card, the draw pile's
-order or another player's drawn card). On top of the strong bot's valuation of each
-legal action (change of my expected round score, column potential, the card left to the
-next player, the odds of the ender's penalty) it values, on its last turn, each option's
-chance of leaving my score no higher than the ender's (whose cards are all face up), which
-has them penalised when nobody else does it: worth that chance times the penalty, shared
-among my opponents.
+order or another player's drawn card). Its mind is the strong bot's expected-value play,
+plus, on its last turn after another player ended the round, the chance to have the
+ender penalised (the ender's cards are all face up, so their score is known).
 
-Measured (README, "Figures") it plays at the strong bot's level, short of its targets:
-the tuning tried (turning cards more readily, weighing the game's totals when a round
-ends the game) did not beat the strong bot either.
+Once someone has at most LOOK["near"] face-down cards (or the round was ended), it looks
+ahead: a few options (the strong mind's move, its best cells for the card, drawing,
+turning a card) are each played out to the round's end (lookahead.py) on the same
+guesses at the cards nobody has seen, every player then playing as the greedy bot does.
+An option is valued by my chance to win the game once the round is scored (from the
+totals, when they are shown; else my score less my opponents' mean). It plays another
+option than the strong mind's only when that did better on the same guesses by more
+than two standard errors: picking the best of a few noisy averages, measured, lost to
+the strong bot. Every rule option is covered by the fast model (columns, rows, every
+penalty, any grid); the look-ahead is skipped, keeping the strong mind's move, when
+what is seen cannot be a deck. Measured, it plays at about the strong bot's level
+(README, "Figures").
 """
 
 from __future__ import annotations

@@ -120,3 +120,43 @@ def test_a_guess_deals_exactly_the_unseen_cards_and_plays_a_round_out():
     final = play_out(table, d, seating.index(rnd["turn"]))
     assert d.ender is not None and not d.last
     assert all(DOWN not in st for st in d.st) and len(final) == 3
+
+
+def test_the_fast_greedy_plays_as_the_greedy_bot():
+    """On the real cards (which only a test may read), a turn of the fast model's greedy
+    leaves the grid and the discard pile the greedy bot leaves (both draw the card they
+    turn at random from the same random state: the same card)."""
+    from app.engine import PLAY
+    from app.engine.greedy import greedy_bot
+    from app.engine.lookahead import greedy_turn
+    from benchmarks.bot_bench import deciders
+
+    compared = 0
+    game = Game([Player(f"p{k}", f"P{k}", "greedy") for k in range(4)], seed=3)
+    rng = random.Random(3)
+    for pid in deciders(game, 400):
+        rnd = game.round
+        if game.phase != PLAY or rnd.drawn is not None:
+            game.apply(pid, greedy_bot(view(game, pid), rng))
+            continue
+        seating = list(rnd.seating)
+        table = Table(view(game, pid)["rules"], seating, pid)
+        d = Deal.__new__(Deal)
+        d.vals = [list(rnd.grids[p].values) for p in seating]
+        d.st = [list(rnd.grids[p].state) for p in seating]
+        d.draw, d.discard, d.rng = list(rnd.draw_pile), list(rnd.discard), random.Random()
+        d.rng.setstate(rng.getstate())
+        d.ender = None if rnd.ender is None else seating.index(rnd.ender)
+        d.last = [seating.index(p) for p in rnd.last_turns]
+        me = seating.index(pid)
+        greedy_turn(table, d, me)
+        while game.round is rnd and rnd.turn == pid and game.phase == PLAY:
+            game.apply(pid, greedy_bot(view(game, pid), rng))
+        if game.phase != PLAY or game.round is not rnd:
+            continue  # the round ended: the engine's final reveal turned every card
+        grid = rnd.grids[pid]
+        assert d.vals[me] == list(grid.values)
+        assert d.st[me] == list(grid.state)
+        assert d.discard == rnd.discard
+        compared += 1
+    assert compared > 100
