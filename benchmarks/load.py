@@ -86,6 +86,7 @@ def percentiles(values: list[float]) -> dict:
 class Stats:
     post: list[float] = field(default_factory=list)
     push: list[float] = field(default_factory=list)
+    push_at: list[float] = field(default_factory=list)  # when each push sample arrived
     other: list[float] = field(default_factory=list)
     moves: int = 0
     stale: int = 0
@@ -115,6 +116,7 @@ class Table:
         if mover is not None:
             if mover[0] is not person and run.measuring:
                 run.stats.push.append(when - mover[1])
+                run.stats.push_at.append(when)
             return
         self.arrivals.setdefault(version, {})[person] = when
         for old in [v for v in self.arrivals if v < version - 100]:
@@ -125,6 +127,7 @@ class Table:
         for person, when in self.arrivals.pop(version, {}).items():
             if person is not mover and run.measuring:
                 run.stats.push.append(when - sent)
+                run.stats.push_at.append(when)
         for old in [v for v in self.accepted if v < version - 100]:
             del self.accepted[old]
 
@@ -185,7 +188,9 @@ class Person:
         stats = self.run.stats
         url = self.base.replace("http", "ws", 1) + f"/t/{self.table.code}/ws"
         try:
-            async with self.session.ws_connect(url, heartbeat=None, max_msg_size=0) as ws:
+            async with self.session.ws_connect(
+                url, heartbeat=None, max_msg_size=0, compress=15 if self.run.args.deflate else 0
+            ) as ws:
                 self.ws = ws
                 async for msg in ws:
                     if msg.type != aiohttp.WSMsgType.TEXT:
@@ -459,6 +464,7 @@ class Run:
             "moves_per_s": round(st.moves / elapsed, 1),
             "post_ms": percentiles(st.post),
             "push_ms": percentiles(st.push),
+            "push_p99_by_5s_ms": windows(st.push_at, st.push, 5.0),
             "other_ms": percentiles(st.other),
             "stale_answers": st.stale,
             "errors": st.errors,
@@ -471,6 +477,18 @@ class Run:
             "load_average_before": load_before,
             "load_average_after": os.getloadavg(),
         }
+
+
+def windows(times: list[float], values: list[float], width: float) -> dict:
+    """The p99 of `values` in each `width`-second window of `times`: how even latency
+    was over the run (a periodic pause shows as a few windows far above the rest)."""
+    buckets: dict[int, list[float]] = {}
+    for t, v in zip(times, values, strict=True):
+        buckets.setdefault(int(t // width), []).append(v)
+    p99s = sorted(percentiles(b)["p99"] for b in buckets.values() if len(b) >= 20)
+    if not p99s:
+        return {"n": 0}
+    return {"n": len(p99s), "min": p99s[0], "median": p99s[len(p99s) // 2], "max": p99s[-1]}
 
 
 def cpu_seconds(pid: int | None) -> float:
@@ -511,6 +529,12 @@ def show(r: dict) -> None:
     print(f"moves/s                {r['moves_per_s']} ({r['moves']} moves)")
     print(line("move POST p50/95/99", r["post_ms"]))
     print(line("push p50/95/99", r["push_ms"]))
+    w = r["push_p99_by_5s_ms"]
+    if w.get("n"):
+        print(
+            f"push p99 per 5 s       min {w['min']:.0f} / median {w['median']:.0f} / "
+            f"max {w['max']:.0f} ms ({w['n']} windows)"
+        )
     print(line("other requests", r["other_ms"]))
     print(f"errors                 {r['error_count']} {r['errors'] or ''}")
     print(f"stale answers          {r['stale_answers']}")
@@ -524,23 +548,36 @@ def show(r: dict) -> None:
     print(f"load average           before {before}, after {after} (2 cores, shared)")
 
 
+def player_options(parser, *, think: float, end_score: str, seed: int) -> None:
+    """The options of the people and the server, shared by load.py and soak.py."""
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--think", type=float, default=think, help="mean think time, seconds")
+    parser.add_argument("--take", type=float, default=0.2, help="share of takes")
+    parser.add_argument("--end-score", default=end_score, help="the rules' end score")
+    parser.add_argument(
+        "--no-deflate",
+        dest="deflate",
+        action="store_false",
+        help="sockets without permessage-deflate (browsers ask for it)",
+    )
+    parser.add_argument("--url", help="drive this server instead of starting gunicorn")
+    parser.add_argument("--pid", type=int, help="with --url: the worker's pid, for CPU/RSS")
+    parser.add_argument("--seed", type=int, default=seed)
+    parser.add_argument("--keep", action="store_true", help="keep the server's folder")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=100)
-    parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--think", type=float, default=10.0, help="mean think time, seconds")
     parser.add_argument("--seconds", type=float, default=60.0, help="measured play")
     parser.add_argument("--ramp", type=float, default=30.0, help="seating spread over")
     parser.add_argument("--warmup", type=float, default=5.0)
-    parser.add_argument("--take", type=float, default=0.2, help="share of takes")
-    parser.add_argument("--end-score", default="", help="the rules' end score (rematches)")
     parser.add_argument("--connections", type=int, default=0, help="HTTP pool, 0: no cap")
-    parser.add_argument("--url", help="drive this server instead of starting gunicorn")
-    parser.add_argument("--pid", type=int, help="with --url: the worker's pid, for CPU/RSS")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--keep", action="store_true", help="keep the server's folder")
     parser.add_argument("--json", action="store_true")
+    player_options(parser, think=10.0, end_score="", seed=1)
     args = parser.parse_args(argv)
+    # A `timeout` around the run still stops the server it started (finally, below).
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     run = Run(args)
     try:
         result = asyncio.run(run.main())

@@ -30,7 +30,7 @@ import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from load import Run, Table, memory  # noqa: E402
+from load import Person, Run, Table, memory, player_options  # noqa: E402
 
 
 class Soak(Run):
@@ -63,8 +63,6 @@ class Soak(Run):
 
     async def lobby_left(self, connector) -> None:
         table = Table()
-        from load import Person
-
         host = Person(self, table, "Host", connector)
         try:
             await host.get("/")
@@ -146,16 +144,9 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--minutes", type=float, default=20.0)
     parser.add_argument("--tables", type=int, default=100, help="tables open at once")
-    parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--think", type=float, default=2.0)
     parser.add_argument("--lifetime", type=float, default=60.0, help="mean table life, s")
-    parser.add_argument("--end-score", default="20")
     parser.add_argument("--every", type=float, default=30.0, help="RSS sample period, s")
-    parser.add_argument("--take", type=float, default=0.2)
-    parser.add_argument("--url")
-    parser.add_argument("--pid", type=int)
-    parser.add_argument("--seed", type=int, default=2)
-    parser.add_argument("--keep", action="store_true")
+    player_options(parser, think=2.0, end_score="20", seed=2)
     args = parser.parse_args(argv)
     run = Soak(args)
     try:

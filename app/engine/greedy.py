@@ -31,13 +31,32 @@ def _best_place(cells, targets, x: int, lines, mean: float) -> tuple[int, float]
     if x not in cells:  # no clear possible (it needs another card of the same value)
         if not targets:
             return -1, -1e9
-        worth = _worth(cells, mean)
-        i = max(targets, key=worth.__getitem__)
+        worth, i = _most_worth(cells, targets, mean)
         return i, worth[i] - x
+    # Only a cell on a line with another x can clear something: elsewhere the cell
+    # worth most wins, and only the cells near an x are worth valuing one by one.
+    near = set()
+    for j, v in enumerate(cells):
+        if v == x:
+            for line in lines[j]:
+                near.update(line)
+    worth, best_i = _most_worth(cells, targets, mean)
+    if best_i not in near:
+        best_gain = worth[best_i] - x
+        for i in sorted(near):
+            if i in targets:
+                gain = worth[i] - x + _clear_bonus(cells, i, x, lines[i])
+                if gain > best_gain or (
+                    gain == best_gain and targets.index(i) < targets.index(best_i)
+                ):
+                    best_i, best_gain = i, gain
+        return best_i, best_gain
     best_i, best_gain = -1, -1e9
     for i in targets:
         v = cells[i]
-        gain = (mean if v == HIDDEN else v) - x + _clear_bonus(cells, i, x, lines[i])
+        gain = (mean if v == HIDDEN else v) - x
+        if i in near:
+            gain += _clear_bonus(cells, i, x, lines[i])
         if gain > best_gain:
             best_i, best_gain = i, gain
     return best_i, best_gain
@@ -53,12 +72,30 @@ def _worth(cells, mean: float) -> tuple[float, ...]:
         return found[1]
     if len(_WORTH) > 256:
         _WORTH.clear()
-    worth = tuple(mean if v == HIDDEN else v for v in cells)
+    worth = tuple(map(_HIDDEN_WORTH.get, cells, cells))  # a face-down card: the mean
     _WORTH[id(cells)] = (cells, worth)
     return worth
 
 
 _WORTH: dict[int, tuple] = {}
+
+
+def _most_worth(cells, targets, mean: float) -> tuple[tuple[float, ...], int]:
+    """The grid's worth and the first of `targets` worth most: the same for any card
+    that clears nothing, so a turn's take and keep share it."""
+    worth = _worth(cells, mean)
+    if mean != MEAN_CARD:
+        return worth, max(targets, key=worth.__getitem__)
+    found = _MOST.get(id(worth))
+    if found is None or found[0] is not worth or found[1] != targets:
+        if len(_MOST) > 256:
+            _MOST.clear()
+        found = _MOST[id(worth)] = (worth, targets, max(targets, key=worth.__getitem__))
+    return worth, found[2]
+
+
+_MOST: dict[int, tuple] = {}
+_HIDDEN_WORTH = {HIDDEN: MEAN_CARD}
 
 
 def greedy_bot(view: dict, rng: random.Random) -> Action:
@@ -86,7 +123,7 @@ def greedy_bot(view: dict, rng: random.Random) -> Action:
     drawn = rnd["drawn"]
     i, gain = _best_place(cells, legal.of("keep_drawn"), drawn, lines, MEAN_CARD)
     flips = legal.of("discard_drawn")
-    if flips == [None]:  # nothing left to turn over
+    if flips[0] is None:  # nothing left to turn over
         return _action("keep_drawn", i, cols) if gain > 0 else _action("discard_drawn", None, cols)
     keep = gain >= GREEDY_KEEP
     if len(flips) == 1 and (cells[i] == HIDDEN or not keep):

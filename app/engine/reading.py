@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from itertools import chain
 
 from .actions import Action, DiscardDrawn, Draw, KeepDrawn, Reveal, TakeDiscard
+from .frozen import Frozen
 from .state import DECK
 
 # A cell of a parsed grid: its value when face up, else one of these markers (values
@@ -32,16 +34,32 @@ def _flat(grid_rows) -> tuple[int, ...]:
         return found[1]
     if len(_FLAT) > 256:
         _FLAT.clear()
-    flat = tuple(
-        cell["value"] if cell["state"] == "up" else _MARKERS[cell["state"]]
-        for row in grid_rows
-        for cell in row
-    )
+    try:
+        # A view's cells are shared objects too (one per card and state): read by id.
+        flat = tuple(map(_CODES.__getitem__, map(id, chain.from_iterable(grid_rows))))
+    except KeyError:
+        flat = tuple(map(_learn, chain.from_iterable(grid_rows)))
     _FLAT[id(grid_rows)] = (grid_rows, flat)
     return flat
 
 
+def _learn(cell) -> int:
+    """A cell's flat value, remembered by its id when the cell is read-only (the cell
+    is kept, so its id stays its own). A view's cells are a few dozen shared objects."""
+    code = cell["value"] if cell["state"] == "up" else _MARKERS[cell["state"]]
+    if type(cell) is not Frozen:  # e.g. a view decoded from JSON: read every time
+        return code
+    if len(_KEPT) > 4096:
+        _KEPT.clear()
+        _CODES.clear()
+    _KEPT.append(cell)
+    _CODES[id(cell)] = code
+    return code
+
+
 _FLAT: dict[int, tuple] = {}
+_CODES: dict[int, int] = {}
+_KEPT: list = []
 _MARKERS = {"down": HIDDEN, "gone": CLEARED}
 
 
@@ -103,7 +121,7 @@ def moves(view: dict) -> Moves:
     found = _READ.get(id(legal))
     if found is not None and found[0] is legal:
         return found[1]
-    if len(_READ) > 256:
+    if len(_READ) > 8192:  # a game meets a few dozen new ones; most recur across games
         _READ.clear()
     read = Moves(legal, view["rules"]["cols"])
     _READ[id(legal)] = (legal, read)

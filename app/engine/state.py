@@ -77,12 +77,18 @@ class Grid:
         size = rows * cols
         while True:
             lines = []
+            # A line with a face-down card never clears (checked in C first: this runs
+            # after every move, when most lines still have one).
             for c in range(cols):
+                if DOWN in state[c:size:cols]:
+                    continue
                 cells = _complete(range(c, size, cols), values, state)
                 if cells is not None:
                     lines.append(("column", c, cells))
             if clear_rows:
                 for r in range(rows):
+                    if DOWN in state[r * cols : r * cols + cols]:
+                        continue
                     cells = _complete(range(r * cols, r * cols + cols), values, state)
                     if cells is not None:
                         lines.append(("row", r, cells))

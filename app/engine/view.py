@@ -9,6 +9,8 @@ Per viewer only the drawer's drawn card and the legal actions differ."""
 
 from __future__ import annotations
 
+from operator import getitem
+
 from .actions import action_to_dict
 from .frozen import Frozen, freeze
 from .game import DOWN, GAME_OVER, GONE, PLAY, SETUP, UP, Game
@@ -46,7 +48,12 @@ def legal(game: Game, player_id: str) -> tuple[Frozen, ...]:
     if stage is None:
         return ()
     grid = game.rounds[-1].grids[player_id]
-    key = (stage, grid.cols, *grid.state)
+    state = grid.state
+    if stage == "take" and GONE not in state:
+        # Draw, or take the discard onto any card: the same for every such grid.
+        key = (stage, grid.cols, len(state))
+    else:
+        key = (stage, grid.cols, *state)
     found = _LEGAL.get(key)
     if found is None:
         if len(_LEGAL) > 50_000:
@@ -83,6 +90,8 @@ class _Shared:
         "data",
         "players",
         "grids",
+        "grids_view",
+        "rules",
         "log",
         "seating",
         "results",
@@ -96,6 +105,8 @@ class _Shared:
         self.data: Frozen = _EMPTY
         self.players: tuple = ((), ())  # (key, players)
         self.grids: dict[str, tuple] = {}  # player -> (values, state, rows)
+        self.grids_view: Frozen | None = None  # every grid's rows, by player
+        self.rules: tuple = (None, _EMPTY)  # (RuleSet, its view)
         self.log: tuple = ()
         self.seating: tuple = ()
         self.results: dict[int, tuple] = {}  # id(result) -> (result, show_totals, view)
@@ -140,43 +151,46 @@ def _shared(game: Game) -> _Shared:
 
 
 def _rebuild(game: Game, rnd, cache: _Shared) -> None:
-    over = game.phase == GAME_OVER
+    phase = game.phase
+    over = phase == GAME_OVER
     show_totals = game.rules.show_running_score or over
-    data = {
-        "me": None,
-        "rules": rules_view(game.rules),
-        "phase": game.phase,
-        "players": _players(game, cache, show_totals),
-        "round": None,
-        "previous_result": None,
-        "ranking": freeze(game.ranking()) if over else None,
-        "legal": (),
-    }
-    if rnd is not None:
-        data["round"] = _round(game, rnd, cache, show_totals)
-        if len(game.rounds) > 1:
-            data["previous_result"] = _result(game.rounds[-2].result, show_totals, cache)
-    cache.data = Frozen(data)
-
-
-def _players(game: Game, cache: _Shared, show_totals: bool) -> tuple[Frozen, ...]:
-    """Totals change only when a round is scored, which changes the phase."""
-    key = (game.phase, len(game.rounds), len(game.forfeited), show_totals)
+    # Totals change only when a round is scored, which changes the phase.
+    key = (phase, len(game.rounds), len(game.forfeited), show_totals)
     if cache.players[0] != key:
-        totals = game.totals
-        forfeited = game.forfeited
-        players = tuple(
-            Frozen(
-                id=p.id,
-                name=p.name,
-                bot=p.bot,
-                forfeited=p.id in forfeited,
-                total=totals[p.id] if show_totals else None,
-            )
-            for p in game.players
+        cache.players = (key, _players(game, show_totals))
+    rules = cache.rules
+    if rules[0] is not game.rules:
+        rules = cache.rules = (game.rules, rules_view(game.rules))
+    previous = None
+    if rnd is not None and len(game.rounds) > 1:
+        previous = _result(game.rounds[-2].result, show_totals, cache)
+    cache.data = Frozen(
+        {
+            "me": None,
+            "rules": rules[1],
+            "phase": phase,
+            "players": cache.players[1],
+            "round": _round(game, rnd, cache, show_totals) if rnd is not None else None,
+            "previous_result": previous,
+            "ranking": freeze(game.ranking()) if over else None,
+            "legal": (),
+        }
+    )
+
+
+def _players(game: Game, show_totals: bool) -> tuple[Frozen, ...]:
+    totals = game.totals
+    forfeited = game.forfeited
+    return tuple(
+        Frozen(
+            id=p.id,
+            name=p.name,
+            bot=p.bot,
+            forfeited=p.id in forfeited,
+            total=totals[p.id] if show_totals else None,
         )
-        cache.players = (key, players)
-    return cache.players[1]
+        for p in game.players
+    )
 
 
 def _round(game: Game, rnd, cache: _Shared, show_totals: bool) -> Frozen:
@@ -184,18 +198,18 @@ def _round(game: Game, rnd, cache: _Shared, show_totals: bool) -> Frozen:
         cache.grids = {}
         cache.log = ()
         cache.seating = tuple(rnd.seating)
+        cache.grids_view = None
     cached = cache.grids
-    grids = {}
+    changed = cache.grids_view is None
     for p, grid in rnd.grids.items():
         # The final reveal turns every card up before scoring, so a scored round shows all.
         values, state = grid.values, grid.state
         old = cached.get(p)
-        if old is not None and old[0] == values and old[1] == state:
-            grids[p] = old[2]
-        else:
-            rows = _rows(values, state, grid.cols, old)
-            cached[p] = (values[:], state[:], rows)
-            grids[p] = rows
+        if old is None or old[0] != values or old[1] != state:
+            cached[p] = (values[:], state[:], _rows(values, state, grid.cols))
+            changed = True
+    if changed:  # a draw, a reshuffle or a forfeit changes no grid
+        cache.grids_view = Frozen({p: cached[p][2] for p in rnd.grids})
     log = cache.log
     if len(log) != len(rnd.log):
         # The engine's events are read-only already; a loaded game's are frozen here.
@@ -209,7 +223,7 @@ def _round(game: Game, rnd, cache: _Shared, show_totals: bool) -> Frozen:
         {
             "number": rnd.number,
             "seating": cache.seating,
-            "grids": Frozen(grids),
+            "grids": cache.grids_view,
             "setup_left": Frozen(rnd.setup_left) if phase == SETUP else _EMPTY,
             "starter": rnd.starter,
             "turn": rnd.turn if phase == PLAY else None,
@@ -256,10 +270,13 @@ def rules_view(rules: RuleSet) -> Frozen:
     return cached[1]
 
 
-# Cells by value * 4 + state: every real card's cell exists once.
-_CELLS = {v * 4 + DOWN: DOWN_CELL for v in range(-2, 13)}
-_CELLS.update({v * 4 + UP: Frozen(state="up", value=v) for v in range(-2, 13)})
-_CELLS.update({v * 4 + GONE: GONE_CELL for v in range(-2, 13)})
+# Every real card's cell exists once: _CELLS[state][value].
+_CELLS = (
+    {v: DOWN_CELL for v in range(-2, 13)},
+    {v: Frozen(state="up", value=v) for v in range(-2, 13)},
+    {v: GONE_CELL for v in range(-2, 13)},
+)
+assert (DOWN, UP, GONE) == (0, 1, 2)
 
 
 def _cell(value: int, state: int) -> Frozen:
@@ -268,26 +285,10 @@ def _cell(value: int, state: int) -> Frozen:
     return DOWN_CELL if state == DOWN else GONE_CELL
 
 
-def _rows(values: list[int], state: list[int], cols: int, old=None) -> tuple[tuple, ...]:
-    """A grid as rows of shared cells; the rows that did not change since `old` (values,
-    state, rows) are kept (a move changes one cell, or the lines it clears)."""
-    get = _CELLS.get
-    rows = []
-    for start in range(0, len(values), cols):
-        end = start + cols
-        if (
-            old is not None
-            and old[0][start:end] == values[start:end]
-            and old[1][start:end] == state[start:end]
-        ):
-            rows.append(old[2][start // cols])
-        else:
-            rows.append(
-                tuple(
-                    [
-                        get(v * 4 + s) or _cell(v, s)
-                        for v, s in zip(values[start:end], state[start:end], strict=True)
-                    ]
-                )
-            )
-    return tuple(rows)
+def _rows(values: list[int], state: list[int], cols: int) -> tuple[tuple, ...]:
+    """A grid as rows of shared cells (looked up in C: this runs after every move)."""
+    try:
+        cells = tuple(map(getitem, map(_CELLS.__getitem__, state), values))
+    except (KeyError, IndexError, TypeError):  # a card outside the deck's values
+        cells = tuple(map(_cell, values, state))
+    return tuple([cells[start : start + cols] for start in range(0, len(cells), cols)])

@@ -124,3 +124,24 @@ def test_a_socket_to_an_unknown_table_is_closed(live_server):
         assert int.from_bytes(data[:2], "big") == 1008
     finally:
         ws.close()
+
+
+def test_a_compressed_socket_does_not_keep_its_compressor(live_server):
+    """Browsers ask for permessage-deflate: the server compresses each push afresh
+    instead of keeping a ~256 KB zlib state per socket for the socket's life."""
+    ann = LiveBrowser(live_server.url)
+    ann.create("Ann")
+    url = live_server.url.replace("http://", "ws://") + f"/t/{ann.code}/ws"
+    ws = websocket.create_connection(
+        url,
+        cookie=ann.cookie_header(),
+        origin=live_server.url,
+        header=["Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits"],
+        timeout=2,
+    )
+    try:
+        accepted = ws.getheaders().get("sec-websocket-extensions", "")
+    finally:
+        ws.close()
+    assert "permessage-deflate" in accepted
+    assert "server_no_context_takeover" in accepted
