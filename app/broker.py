@@ -35,6 +35,7 @@ LIVE_TTL = 15.0  # seconds a socket's presence lasts without a heartbeat
 HEARTBEAT = 5.0  # seconds between heartbeats (and reaps)
 SEEN_KEEP = 2 * 60 * 60  # seconds a table's "last seen" hash is kept after its last write
 RETRY_AFTER_FAILURE = 1.0  # seconds publishes are skipped after Redis failed
+POOL_SIZE = 64  # Redis connections per process (the listener has its own)
 
 # seen[seat] = max(seen[seat], until); the hash expires SEEN_KEEP after its last write.
 _SEEN_MAX = """
@@ -51,9 +52,18 @@ class Broker:
         self.prefix = prefix
         self.process = f"{socket.gethostname()}.{os.getpid()}.{secrets.token_hex(3)}"
         self.channel = prefix + "push"
-        self.redis = redis.Redis.from_url(
-            url, socket_timeout=2, socket_connect_timeout=1, health_check_interval=10
+        # Blocking: under load hundreds of greenlets use Redis at once; a full pool makes
+        # them wait their turn (redis-py's default pool raised "Too many connections"
+        # past 100, and each failure skipped Redis for a second: pushes were lost).
+        pool = redis.BlockingConnectionPool.from_url(
+            url,
+            max_connections=POOL_SIZE,
+            timeout=2,
+            socket_timeout=2,
+            socket_connect_timeout=1,
+            health_check_interval=10,
         )
+        self.redis = redis.Redis(connection_pool=pool)
         self._seen_max = self.redis.register_script(_SEEN_MAX)
         self._skip_until = 0.0
         self.listening = threading.Event()  # set while the listener is subscribed

@@ -265,12 +265,24 @@ def _install_jinja_gettext(env) -> None:
     `gettext` up again on every call."""
     from jinja2 import pass_context
 
+    # (id(catalog), msgid) -> (catalog, the translation as markup, formatted without
+    # variables): a rendering says the same few dozen phrases again and again.
+    said: dict[tuple[int, str], tuple] = {}
+
     @pass_context
     def jinja_gettext(context, string, **variables):
-        rv = catalog().ugettext(string)
-        if context.eval_ctx.autoescape:
-            rv = Markup(rv)
-        return rv % variables
+        t = catalog()
+        if not context.eval_ctx.autoescape:
+            return t.ugettext(string) % variables
+        found = said.get((id(t), string))
+        if found is None or found[0] is not t:
+            if len(said) > 10_000:
+                said.clear()
+            rv = Markup(t.ugettext(string))
+            found = said[id(t), string] = (t, rv, None if "%(" in rv else rv % {})
+        if variables or found[2] is None:
+            return found[1] % variables
+        return found[2]
 
     @pass_context
     def jinja_ngettext(context, singular, plural, num, **variables):

@@ -82,16 +82,22 @@ _WORTH: dict[int, tuple] = {}
 
 def _most_worth(cells, targets, mean: float) -> tuple[tuple[float, ...], int]:
     """The grid's worth and the first of `targets` worth most: the same for any card
-    that clears nothing, so a turn's take and keep share it."""
-    worth = _worth(cells, mean)
+    that clears nothing, so a turn's take and keep share it (one cache entry a grid)."""
     if mean != MEAN_CARD:
+        worth = _worth(cells, mean)
         return worth, max(targets, key=worth.__getitem__)
-    found = _MOST.get(id(worth))
-    if found is None or found[0] is not worth or found[1] != targets:
+    found = _MOST.get(id(cells))
+    if found is not None and found[0] is cells:
+        if found[2] is targets or found[2] == targets:
+            return found[1], found[3]
+        worth = found[1]
+    else:
         if len(_MOST) > 256:
             _MOST.clear()
-        found = _MOST[id(worth)] = (worth, targets, max(targets, key=worth.__getitem__))
-    return worth, found[2]
+        worth = tuple(map(_HIDDEN_WORTH.get, cells, cells))  # a face-down card: the mean
+    best = max(targets, key=worth.__getitem__)
+    _MOST[id(cells)] = (cells, worth, targets, best)
+    return worth, best
 
 
 _MOST: dict[int, tuple] = {}

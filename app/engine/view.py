@@ -124,9 +124,9 @@ def carry_over(original: Game, copy: Game) -> None:
     new = _Shared()
     if original.rounds and old.rnd is original.rounds[-1] and copy.rounds:
         new.rnd = copy.rounds[-1]  # same cards and log as the original's, so far
-        new.grids = dict(old.grids)
+        new.grids, new.grids_view = dict(old.grids), old.grids_view
         new.log, new.seating = old.log, old.seating
-    new.players = old.players
+    new.players, new.rules = old.players, old.rules
     new.results = dict(old.results)
     copy.__dict__["_view_cache"] = new
 

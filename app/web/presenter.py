@@ -6,14 +6,13 @@ A push shows one table to several people. `Shared` is what they all see alike (t
 seats, every grid as cards, the move log), built once per push; `board` adds one
 viewer's own part (what their cards do when pressed, their drawn card, their banner).
 What a viewer may do comes from their view's `legal` list (the engine's statement of
-it), never worked out again here.
+it), never worked out again here. The cards' and boxes' HTML is built by
+app.web.fragments.
 
 Only a view (app.engine.view) is read, never the engine state beyond who plays: no
 face-down value can reach a page or a socket message."""
 
 from __future__ import annotations
-
-from markupsafe import Markup, escape
 
 from .. import i18n
 from ..engine import RuleSet, view
@@ -21,6 +20,19 @@ from ..i18n import gettext as _
 from ..i18n import ngettext
 from ..models import Seat
 from ..tables import Snapshot
+from .fragments import card_html, card_tone, cells, grid_html, my_grid_html, opponent_html
+
+__all__ = [  # the fragments' builders too: the pages and the replays take them from here
+    "Shared",
+    "a",
+    "board",
+    "card_html",
+    "card_tone",
+    "log_line",
+    "my_grid_html",
+    "opponent_html",
+    "round_result",
+]
 
 MODES = ("take", "flip")
 
@@ -31,91 +43,9 @@ def a(value) -> str:
     return i18n.card(value)
 
 
-def card_tone(value: int) -> str:
-    """Colour families of the physical cards."""
-    if value < 0:
-        return "neg"
-    if value == 0:
-        return "zero"
-    if value <= 4:
-        return "low"
-    if value <= 8:
-        return "mid"
-    return "high"
-
-
-def card_html(cell: dict) -> Markup:
-    """A card that is not a button, as the grids show it (the hottest bit of a push:
-    built here rather than by a template macro)."""
-    label = escape(cell["label"])
-    if cell["state"] == "up":
-        return Markup(
-            f'<span class="card v-{cell["tone"]}" role="img" aria-label="{label}">'
-            f"{int(cell['value'])}</span>"
-        )
-    kind = "back" if cell["state"] == "down" else "gone"
-    return Markup(f'<span class="card {kind}" role="img" aria-label="{label}"></span>')
-
-
-def grid_html(rows: list[list[dict]], label: str) -> Markup:
-    """Another player's grid, without buttons (built once per push, shown to all)."""
-    cards = "".join(cell["html"] for row in rows for cell in row)
-    return Markup(
-        f'<div class="grid small" role="group" aria-label="{escape(label)}" '
-        f'style="--cols:{len(rows[0])}">{cards}</div>'
-    )
-
-
 def face_up(grid: list[list[dict]]) -> int:
     """The points a grid's face-up cards add up to (shown while a round is played)."""
     return sum(c["value"] for row in grid for c in row if c["state"] == "up")
-
-
-def cells(grid) -> list[list[dict]]:
-    """A view's grid as cards to show: state, value, colour, spoken label and HTML.
-    The view keeps a grid's rows while that grid is unchanged, so they are built once
-    per grid state and language (the entries are shared: copy one to change it)."""
-    t = i18n.catalog()
-    key = (id(grid), id(t))
-    found = _CELLS.get(key)
-    if found is not None and found[0] is grid and found[1] is t:
-        return found[2]
-    rows = _cells(grid, t)
-    if len(_CELLS) >= _CELLS_MAX:
-        _CELLS.clear()
-    _CELLS[key] = (grid, t, rows)  # keeps `grid` alive, so its id is not reused
-    return rows
-
-
-_CELLS: dict[tuple[int, int], tuple] = {}
-_CELLS_MAX = 4096
-
-
-def _cells(grid, t) -> list[list[dict]]:
-    where_of = t.ugettext("Row %(row)s, column %(col)s")
-    up, down, gone = (
-        t.ugettext("%(where)s: %(card)s"),
-        t.ugettext("%(where)s: face down"),
-        t.ugettext("%(where)s: cleared"),
-    )
-    rows = []
-    for r, row in enumerate(grid):
-        out = []
-        for c, cell in enumerate(row):
-            where = where_of % {"row": r + 1, "col": c + 1}
-            entry = {"row": r, "col": c, "state": cell["state"], "action": None}
-            if cell["state"] == "up":
-                entry["value"] = cell["value"]
-                entry["tone"] = card_tone(cell["value"])
-                entry["label"] = up % {"where": where, "card": cell["value"]}
-            elif cell["state"] == "down":
-                entry["label"] = down % {"where": where}
-            else:
-                entry["label"] = gone % {"where": where}
-            entry["html"] = card_html(entry)
-            out.append(entry)
-        rows.append(out)
-    return rows
 
 
 class Shared:
@@ -287,39 +217,6 @@ def my_cells(grid: list[list[dict]], pressed: dict, top=None, drawn=None) -> lis
             mine.append(dict(cell, action=action))
         out.append(mine)
     return out
-
-
-def my_grid_html(rows: list[list[dict]], label: str, move_url: str, version, csrf: str) -> Markup:
-    """The viewer's own grid: one form whose pressable cards are its buttons (the
-    pressed card says its position), or plain cards when none can be pressed."""
-    kind = next((c["action"]["type"] for row in rows for c in row if c["action"]), None)
-    cols = len(rows[0])
-    if kind is None:
-        cards = "".join(c["html"] for row in rows for c in row)
-        return Markup(
-            f'<div class="grid mine" role="group" aria-label="{escape(label)}" '
-            f'style="--cols:{cols}">{cards}</div>'
-        )
-    parts = []
-    for row in rows:
-        for c in row:
-            if not c["action"]:
-                parts.append(c["html"])
-                continue
-            up = c["state"] == "up"
-            look = f"v-{c['tone']}" if up else "back"
-            parts.append(
-                f'<button class="card {look}" name="pos" value="{c["row"]}-{c["col"]}" '
-                f'aria-label="{escape(c["action"]["verb"])}">{c["value"] if up else ""}</button>'
-            )
-    url = escape(move_url)
-    return Markup(
-        f'<form method="post" action="{url}" hx-post="{url}" class="grid mine act-{kind}" '
-        f'role="group" aria-label="{escape(label)}" style="--cols:{cols}">\n'
-        f'<input type="hidden" name="csrf_token" value="{escape(csrf)}">'
-        f'<input type="hidden" name="version" value="{escape(version)}">'
-        f'<input type="hidden" name="type" value="{kind}">{"".join(parts)}</form>'
-    )
 
 
 def banner(v, names, my_id, my_turn, setup_left, drawn, mode) -> dict:

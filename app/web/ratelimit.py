@@ -73,6 +73,10 @@ def init_app(app, endpoint: str, on_breach) -> None:
     app.config.setdefault("RATELIMIT_SWALLOW_ERRORS", True)
     limiter = Limiter(key_func=client_address, strategy="moving-window")
     limiter.init_app(app)
+    # Only the sign-in view has limits, and its decorator checks them: the check that
+    # Flask-Limiter also runs before every request (for application-wide limits, which
+    # Skymo has none of) only costs every page, move and push request its time.
+    app.before_request_funcs[None].remove(limiter._check_request_limit)
     app.extensions["skymo_limiter"] = limiter
 
     def breached(limit: RequestLimit):

@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 import segno
 from flask import current_app, has_request_context, request, url_for
 from flask_babel import force_locale
+from jinja2 import pass_context
 from markupsafe import Markup
 
 from .. import i18n, tables
@@ -21,7 +22,7 @@ from ..models import Seat, Table, db
 from ..presence import presence
 from ..tables import Snapshot
 from .extras import away_countdown
-from .presenter import Shared, a, board, card_html, card_tone, my_grid_html
+from .presenter import Shared, a, board, card_html, card_tone, my_grid_html, opponent_html
 
 __all__ = ["a", "card_html", "card_tone", "render_push", "table_context"]
 
@@ -64,6 +65,7 @@ def table_context(
         "invite_url": invite_url,
         "urls": urls,
         "away": shared.away,
+        "memo": shared.memo,  # fragments viewers of this push share (`piles`)
         "board": None,
         "max_seats": tables.MAX_SEATS,
         "bot_kinds": BOT_KINDS,
@@ -87,13 +89,15 @@ def shared_part(snap: Snapshot, present: set[int]) -> Shared:
     """What everyone at the table sees alike, with each other player's box rendered."""
     shared = Shared(snap, present)
     shared.away = away_countdown(snap.table)  # the same for every viewer
+    shared.memo = {}
     if snap.game is not None:
-        template = current_app.jinja_env.get_template("partials/_opponent.html")
         show_totals = shared.rules.show_running_score or snap.game.is_over
+        phase = snap.game.phase
+        from .reactions import reaction_slot  # reactions' views use this module
+
         for o in shared.opponent.values():
-            o["html"] = Markup(
-                template.render(o=o, show_totals=show_totals, code=snap.code, phase=snap.game.phase)
-            )
+            slot = reaction_slot(snap.code, o["id"])
+            o["html"] = opponent_html(o, slot, show_totals, phase)
     return shared
 
 
@@ -165,8 +169,39 @@ def pushed_answer(snap: Snapshot, seat: Seat | None, csrf: str, locale: str) -> 
     return html.replace(' hx-swap-oob="true"', "", 1) if html else None
 
 
+# What the piles show (partials/_piles.html reads nothing else of the board).
+PILES = (
+    "can_draw",
+    "draw_count",
+    "discard_top",
+    "discard_tone",
+    "mode",
+    "drawn",
+    "drawn_tone",
+    "someone_drew",
+    "face_down_left",
+)
+
+
+@pass_context
+def piles(context, b: dict, urls: dict, csrf: str, version) -> Markup:
+    """The piles and the turn's buttons. Rendered from their own inputs only, so every
+    viewer whose turn it is not (no form: no token) shares one rendering per push."""
+    p = {k: b[k] for k in PILES}
+    csrf = csrf if b["my_turn"] else None
+    memo = context.get("memo")
+    key = (*p.values(), urls["move"], urls["show"], csrf, version)
+    html = memo.get(key) if memo is not None else None
+    if html is None:
+        template = current_app.jinja_env.get_template("partials/_piles.html")
+        html = Markup(template.render(p=p, urls=urls, csrf=csrf, version=version))
+        if memo is not None:
+            memo[key] = html
+    return html
+
+
 def init_app(app) -> None:
-    app.jinja_env.globals.update(my_grid=my_grid_html)
+    app.jinja_env.globals.update(my_grid=my_grid_html, piles=piles)
 
 
 def _current(code: str) -> Snapshot | None:

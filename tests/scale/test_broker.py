@@ -5,6 +5,7 @@ unreachable, and presence with expiry, alone and behind app.presence."""
 from __future__ import annotations
 
 import queue
+import threading
 import time
 
 import pytest
@@ -124,3 +125,28 @@ def test_without_redis_presence_is_this_processs_own():
     assert on_a.absent_from("ABCDEF", 5) is None
     on_a.closed("ABCDEF", 5)
     assert on_a.absent_from("ABCDEF", 5) == pytest.approx(time.time(), abs=2)
+
+
+def test_more_callers_than_pooled_connections_wait_their_turn(redis_prefix, monkeypatch):
+    """Under load more greenlets use Redis at once than the pool holds: they wait for a
+    connection instead of failing (a failure skips Redis for a second: lost pushes)."""
+    monkeypatch.setattr(broker_module, "POOL_SIZE", 4)
+    b = Broker(REDIS_URL, redis_prefix)
+    start, failures = threading.Barrier(40), []
+
+    def seen(seat: int) -> None:
+        start.wait(5)
+        try:
+            for _ in range(5):
+                b.seen("POOLED", seat, time.time() + 60)
+        except redis.RedisError as exc:
+            failures.append(exc)
+
+    threads = [threading.Thread(target=seen, args=(seat,)) for seat in range(40)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(20)
+    assert failures == []
+    assert len(b.table_presence("POOLED")[1]) == 40
+    b.stop()

@@ -232,3 +232,22 @@ def test_my_grid_html_makes_the_pressable_cards_buttons_of_one_form():
     other = next(s for s in snap.seats if s.player_id != turn)
     plain = str(my_grid_html(board(Shared(snap, set()), other)["me"]["grid"], "G", "/m", 7, "t"))
     assert plain.startswith('<div class="grid mine"') and "<button" not in plain
+
+
+def test_a_change_rebuilds_the_view_of_the_grid_it_touched_only():
+    """The change step works on a fork of the committed game (app.tables.store.fork):
+    its views reuse the committed game's unchanged grids, and the committed game's own
+    views are not changed through the fork."""
+    from app.engine import view
+    from app.tables.store import fork
+
+    game = new_game("fork")
+    turn = play_to_turn(game)
+    before = view(game, None)["round"]["grids"]
+    copy = fork(game)
+    copy.apply(turn, Draw())
+    copy.apply(turn, KeepDrawn(0, 0))
+    after = view(copy, None)["round"]["grids"]
+    assert after[turn] is not before[turn]
+    assert all(after[p] is before[p] for p in before if p != turn)
+    assert view(game, None)["round"]["grids"] is before
