@@ -22,22 +22,27 @@ from app.engine.bots import BOTS  # noqa: E402
 from app.sim import seat_players  # noqa: E402
 
 
+def deciders(game: Game, limit: int = 20_000):
+    """Who decides next, decision after decision, until the game is over (rounds are
+    started as they end; at most `limit` decisions). The caller applies each move."""
+    for _ in range(limit):
+        if game.phase == ROUND_OVER:
+            game.start_next_round()
+        if game.phase == GAME_OVER:
+            return
+        rnd = game.round
+        if game.phase == SETUP:
+            yield next(p for p in rnd.seating if rnd.setup_left.get(p, 0) > 0)
+        else:
+            yield rnd.turn
+
+
 def timed_game(bots: list[str], seed: str, times: list[float]) -> None:
     """One whole game; the CPU time of each of p1's decisions is added to `times`."""
     game = Game(seat_players(bots), RuleSet(), seed=seed)
     rng = random.Random(f"{seed}:bots")
     policy = {f"p{k}": BOTS[b] for k, b in enumerate(bots, 1)}
-    for _ in range(20_000):  # bounded: bot games take a few hundred decisions
-        if game.phase == GAME_OVER:
-            return
-        if game.phase == ROUND_OVER:
-            game.start_next_round()
-            continue
-        rnd = game.round
-        if game.phase == SETUP:
-            pid = next(p for p in rnd.seating if rnd.setup_left.get(p, 0) > 0)
-        else:
-            pid = rnd.turn
+    for pid in deciders(game):
         data = view(game, pid)
         started = time.process_time()
         action = policy[pid](data, rng)

@@ -65,18 +65,36 @@ class Wakeup:
         return True
 
 
-def serve(ws, conn: Connection, what: str) -> None:
-    """Send `what`, then every push, until the socket closes. One greenlet per socket
-    beside simple-websocket's reader: the handler is the sender."""
+def serve(ws, conn: Connection, what: str, unchanged=lambda: False) -> None:
+    """Send `what` (unless `unchanged()` says the page already shows it), then every
+    push, until the socket closes. One greenlet per socket beside simple-websocket's
+    reader: the handler is the sender."""
     ws.event = Wakeup(conn)
     hub.add(conn)
     conn.wake()  # in case the socket closed before its event was ours
     try:
-        hub.send_to(conn, what)
+        # Asked once registered, so a change made meanwhile is either pushed or seen here.
+        if not unchanged():
+            hub.send_to(conn, what)
         # Clients send nothing we act on: what they send is dropped.
         conn.pump(alive=lambda: ws.connected, woken=ws.input_buffer.clear)
     finally:
         hub.remove(conn)
+
+
+def page_is_current(code: str) -> bool:
+    """The page that opened the socket shows the table's present version (`?v=`): the
+    table is not sent again, so nothing the player began there (an unfolded form, a
+    name half typed) is reset by a socket that connects late. A reconnecting page asks
+    with the version it was loaded at, so it gets the table whenever anything changed."""
+    seen = request.args.get("v", type=int)
+    if seen is None:
+        return False
+    from ..models import db
+
+    with db.connection_context():
+        row = tables.store.row(code)
+    return row is not None and row.version == seen
 
 
 def init_app(app) -> None:
@@ -125,4 +143,4 @@ def init_app(app) -> None:
         # ping_interval set, simple-websocket selects before reading.
         if current_app.config["SOCK_SERVER_OPTIONS"].get("ping_interval"):
             ws.sock.settimeout(SEND_TIMEOUT)
-        serve(ws, conn, "table")
+        serve(ws, conn, "table", unchanged=lambda: page_is_current(code))

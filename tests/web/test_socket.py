@@ -113,6 +113,33 @@ def test_a_move_reaches_the_other_players_socket(live_server):
         ann_ws.close()
 
 
+def test_a_page_that_shows_the_present_table_is_not_sent_it_again(live_server):
+    """The page puts its version on the socket's URL (`?v=`): a socket that connects
+    late does not reset the page (an unfolded form, a name being typed) with the same
+    table; an older version gets the table at once; later changes are pushed."""
+    ann = LiveBrowser(live_server.url)
+    code = ann.create("Ann")
+    page = ann.get(f"/t/{code}")
+    version = int(parse(page).by_id("table").attrs["data-version"])
+    assert f"/ws?lang=en&amp;v={version}" in page
+    current = ann.socket(query=f"?lang=en&v={version}")
+    older = ann.socket(query=f"?lang=en&v={version - 1}")
+    try:
+        receive_table(older, version)
+        # Only small pushes may come (who is online), never the table.
+        current.settimeout(0.5)
+        with pytest.raises(websocket.WebSocketTimeoutException):
+            while True:
+                assert 'id="table"' not in current.recv()
+        LiveBrowser(live_server.url).join(code, "Bob")
+        deadline = time.monotonic() + 3
+        while "Bob" not in receive(current, deadline - time.monotonic()):
+            pass  # the change is pushed
+    finally:
+        current.close()
+        older.close()
+
+
 def test_a_socket_to_an_unknown_table_is_closed(live_server):
     visitor = LiveBrowser(live_server.url)
     visitor.get("/")
