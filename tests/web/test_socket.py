@@ -172,3 +172,26 @@ def test_a_compressed_socket_does_not_keep_its_compressor(live_server):
         ws.close()
     assert "permessage-deflate" in accepted
     assert "server_no_context_takeover" in accepted
+
+
+def test_pushes_made_by_timers_carry_relative_form_urls(live_server):
+    """A bot's move is pushed by the scheduler, outside any request: its forms must
+    still point at this site's paths (they once came out as http://hosthttp://host/)."""
+    ann = LiveBrowser(live_server.url)
+    code = ann.create("Ann")
+    assert ann.post(f"/t/{code}/rules", {"initial_flips": "0"})[0] == 303
+    assert ann.post(f"/t/{code}/bots", {"bot": "greedy"})[0] == 303
+    ws = ann.socket()
+    try:
+        assert ann.post(f"/t/{code}/start", {"version": ann.version()})[0] == 303
+        game, version = stored_game(live_server, code)
+        if game.round.turn == game.players[0].id:  # Ann first: her turn, then the bot's
+            for form in ({"type": "draw"}, {"type": "keep_drawn", "pos": "0-0"}):
+                assert ann.post(f"/t/{code}/move", {**form, "version": str(version)})[0] == 303
+                version += 1
+        doc = receive_table(ws, version + 1, until=5.0)  # the bot's move, from the timer
+    finally:
+        ws.close()
+    attrs = ("action", "formaction", "hx-post", "hx-get")
+    urls = [n.attrs[a] for n in doc.iter() for a in attrs if a in n.attrs]
+    assert urls and all(u.startswith("/t/") for u in urls), urls
