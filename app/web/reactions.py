@@ -13,6 +13,7 @@ import time
 from collections import deque
 
 from flask import Blueprint, Response, redirect, request, url_for
+from flask_babel import force_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup
@@ -131,11 +132,15 @@ def react(code: str):
 
 
 def push(code: str, player_id: str) -> None:
-    """The player's reaction slot, out of band, to every socket at the table."""
-    html = str(reaction_slot(code, player_id, oob=True))
+    """The player's reaction slot, out of band, to every socket at the table, in each
+    socket's language (its label is read out)."""
+    slots: dict[str, str] = {}
     for conn in hub.connections(code):
+        if conn.locale not in slots:
+            with force_locale(conn.locale):
+                slots[conn.locale] = str(reaction_slot(code, player_id, oob=True))
         # In the socket's own queue, after the table it last got (never reordered).
-        conn.offer(html, conn.sent_version)
+        conn.offer(slots[conn.locale], conn.sent_version)
 
 
 def show(code: str, data: dict) -> None:

@@ -79,9 +79,12 @@ def table_context(
 
 
 def table_urls(code: str) -> dict:
-    """The table's URLs its forms and links use (built once per push)."""
-    return {name: url_for(f"table.{name}", code=code) for name in ("show", "move", "leave")} | {
-        "react": url_for("reactions.react", code=code)
+    """The table's URLs its forms and links use (built once per push). Paths: outside a
+    request (a timer's push) url_for would make them absolute, with this process's own
+    host, which a reverse proxy's visitors cannot reach."""
+    names = ("show", "move", "leave")
+    return {name: url_for(f"table.{name}", code=code, _external=False) for name in names} | {
+        "react": url_for("reactions.react", code=code, _external=False)
     }
 
 
@@ -145,6 +148,7 @@ def render_push(
                 shared = shared_part(snap, present)  # once per language
                 base: dict = {}
                 app.update_template_context(base)  # the context processors' values
+                base["url_for"] = path_for  # links as a request renders them
                 for conn in group:
                     me = snap.seat(conn.seat_id) if conn.seat_id else None
                     ctx = table_context(snap, me, shared=shared, invite_url=invite, urls=urls)
@@ -157,6 +161,14 @@ def render_push(
                     if pushed is not None and not lobby:
                         pushed[(table.version, conn.seat_id, conn.csrf, locale)] = html
         return table.version, out
+
+
+def path_for(endpoint: str, **values) -> str:
+    """url_for as inside a request: a path unless `_external` is asked for. A push made
+    by a timer has no request, where url_for makes every link absolute, with this
+    process's own host (which a reverse proxy's visitors cannot reach)."""
+    values.setdefault("_external", False)
+    return url_for(endpoint, **values)
 
 
 def pushed_answer(snap: Snapshot, seat: Seat | None, csrf: str, locale: str) -> str | None:

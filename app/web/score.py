@@ -31,7 +31,7 @@ from . import sock
 from .auth import signed_in
 from .render import qr_svg
 from .security import csrf_token
-from .ws import SEND_TIMEOUT, origin_ok
+from .ws import origin_ok, serve
 
 bp = Blueprint("score", __name__, url_prefix="/score")
 hub = Hub()  # its own hub: sheets are keyed by their code, viewers only receive
@@ -241,16 +241,13 @@ def init_app(app) -> None:
             ws.close(reason=1008, message="No such sheet")
             return
         conn = Connection(
-            code=code.upper(), seat_id=None, csrf="", send=ws.send, locale=str(get_locale())
+            code=code.upper(),
+            seat_id=None,
+            csrf="",
+            send=ws.send,
+            base_url=request.host_url,
+            locale=str(get_locale()),
+            queued=True,
+            close=ws.close,
         )
-        conn.base_url = request.host_url
-        db.close()  # don't hold a database connection for the socket's lifetime
-        if current_app.config["SOCK_SERVER_OPTIONS"].get("ping_interval"):
-            ws.sock.settimeout(SEND_TIMEOUT)
-        hub.add(conn)
-        try:
-            hub.send_to(conn, "sheet")
-            while ws.connected:
-                ws.receive(timeout=60)
-        finally:
-            hub.remove(conn)
+        serve(ws, conn, "sheet", to=hub)

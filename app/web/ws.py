@@ -14,7 +14,7 @@ from wsproto.extensions import PerMessageDeflate
 from wsproto.utilities import RemoteProtocolError
 
 from .. import accounts, tables
-from ..hub import Background, Connection, hub
+from ..hub import Background, Connection, Hub, hub
 from ..presence import presence
 from . import sock
 from .auth import signed_in
@@ -65,18 +65,45 @@ class Wakeup:
         return True
 
 
-def serve(ws, conn: Connection, what: str) -> None:
-    """Send `what`, then every push, until the socket closes. One greenlet per socket
-    beside simple-websocket's reader: the handler is the sender."""
+def serve(ws, conn: Connection, what: str, unchanged=lambda: False, to: Hub = hub) -> None:
+    """Send `what` (unless `unchanged()` says the page already shows it), then every
+    push of hub `to`, until the socket closes. One greenlet per socket beside
+    simple-websocket's reader: the handler is the sender."""
+    from ..models import db
+
+    db.close()  # don't hold a database connection for the socket's lifetime
+    # A client that stops reading (a suspended phone) only fills its own queue; a send
+    # that cannot finish within SEND_TIMEOUT fails and drops that socket (the page
+    # reconnects and gets the whole table). Reads are unaffected: with ping_interval
+    # set, simple-websocket selects before reading.
+    if current_app.config["SOCK_SERVER_OPTIONS"].get("ping_interval"):
+        ws.sock.settimeout(SEND_TIMEOUT)
     ws.event = Wakeup(conn)
-    hub.add(conn)
+    to.add(conn)
     conn.wake()  # in case the socket closed before its event was ours
     try:
-        hub.send_to(conn, what)
+        # Asked once registered, so a change made meanwhile is either pushed or seen here.
+        if not unchanged():
+            to.send_to(conn, what)
         # Clients send nothing we act on: what they send is dropped.
         conn.pump(alive=lambda: ws.connected, woken=ws.input_buffer.clear)
     finally:
-        hub.remove(conn)
+        to.remove(conn)
+
+
+def page_is_current(code: str) -> bool:
+    """The page that opened the socket shows the table's present version (`?v=`): the
+    table is not sent again, so nothing the player began there (an unfolded form, a
+    name half typed) is reset by a socket that connects late. A reconnecting page asks
+    with the version it was loaded at, so it gets the table whenever anything changed."""
+    seen = request.args.get("v", type=int)
+    if seen is None:
+        return False
+    from ..models import db
+
+    with db.connection_context():
+        row = tables.store.row(code)
+    return row is not None and row.version == seen
 
 
 def init_app(app) -> None:
@@ -116,13 +143,4 @@ def init_app(app) -> None:
             queued=True,  # sent from its own queue: a slow reader delays nobody
             close=ws.close,
         )
-        from ..models import db
-
-        db.close()  # don't hold a database connection for the socket's lifetime
-        # A client that stops reading (a suspended phone) only fills its own queue; a
-        # send that cannot finish within SEND_TIMEOUT fails and drops that socket (the
-        # page reconnects and gets the whole table). Reads are unaffected: with
-        # ping_interval set, simple-websocket selects before reading.
-        if current_app.config["SOCK_SERVER_OPTIONS"].get("ping_interval"):
-            ws.sock.settimeout(SEND_TIMEOUT)
-        serve(ws, conn, "table")
+        serve(ws, conn, "table", unchanged=lambda: page_is_current(code))

@@ -102,9 +102,10 @@ def screenshots():
 
 
 def pytest_collection_modifyitems(items):
-    """Browser tests race real timers and a real browser: on a busy machine one can miss a
-    timeout. Each gets two more tries (the assertions are unchanged); a real defect fails
-    all three."""
+    """SKYMO_E2E_RERUNS=N gives each browser test N more tries on a machine so busy that
+    a real timer or browser can miss a timeout; none by default (the flaky ones were
+    pages reset by a late socket: fixed, and tested)."""
+    reruns = int(os.environ.get("SKYMO_E2E_RERUNS", "0"))
     for item in items:
-        if item.nodeid.startswith("tests/e2e/"):
-            item.add_marker(pytest.mark.flaky(reruns=2, reruns_delay=1))
+        if reruns and item.nodeid.startswith("tests/e2e/"):
+            item.add_marker(pytest.mark.flaky(reruns=reruns, reruns_delay=1))

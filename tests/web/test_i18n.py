@@ -306,7 +306,7 @@ def test_a_socket_keeps_the_language_of_its_page(live_server):
     code = ann.create("Ann")
     bob.join(code, "Bob")
     page = bob.get(f"/t/{code}?lang=de")
-    assert f'ws-connect="/t/{code}/ws?lang=de"' in page
+    assert f'ws-connect="/t/{code}/ws?lang=de&amp;v=' in page
     ann_ws = ann.socket()
     bob_ws = websocket.create_connection(
         live_server.url.replace("http://", "ws://") + f"/t/{code}/ws?lang=de",

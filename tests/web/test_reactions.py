@@ -52,6 +52,28 @@ def test_a_reaction_is_pushed_to_every_socket_and_shown_on_the_senders_area(game
     assert later is None
 
 
+def test_each_socket_reads_a_reaction_in_its_own_language(game):
+    ann, bob, received = game
+    heard = {"fr": [], "de": []}
+    seat = seat_of(ann.code, "Bob").id
+    conns = [Connection(ann.code, seat, "", got.append, locale=lang) for lang, got in heard.items()]
+    for conn in conns:
+        hub.add(conn)
+    try:
+        assert ann.post(f"/t/{ann.code}/react", {"reaction": "clap"}, htmx=True).status_code == 204
+    finally:
+        for conn in conns:
+            hub.remove(conn)
+    labels = {}
+    for lang, (pushed,) in [*heard.items(), ("en", received["Bob"])]:
+        labels[lang] = slot(pushed, seat_of(ann.code, "Ann").player_id).find("span").attrs
+    assert {lang: attrs["aria-label"] for lang, attrs in labels.items()} == {
+        "fr": "Bravo",
+        "de": "Applaus",
+        "en": "Applause",
+    }
+
+
 def test_reactions_are_rate_limited_per_seat(game):
     ann, bob, received = game
     for key in ("thumbs", "wow"):

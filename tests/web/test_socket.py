@@ -113,6 +113,33 @@ def test_a_move_reaches_the_other_players_socket(live_server):
         ann_ws.close()
 
 
+def test_a_page_that_shows_the_present_table_is_not_sent_it_again(live_server):
+    """The page puts its version on the socket's URL (`?v=`): a socket that connects
+    late does not reset the page (an unfolded form, a name being typed) with the same
+    table; an older version gets the table at once; later changes are pushed."""
+    ann = LiveBrowser(live_server.url)
+    code = ann.create("Ann")
+    page = ann.get(f"/t/{code}")
+    version = int(parse(page).by_id("table").attrs["data-version"])
+    assert f"/ws?lang=en&amp;v={version}" in page
+    current = ann.socket(query=f"?lang=en&v={version}")
+    older = ann.socket(query=f"?lang=en&v={version - 1}")
+    try:
+        receive_table(older, version)
+        # Only small pushes may come (who is online), never the table.
+        current.settimeout(0.5)
+        with pytest.raises(websocket.WebSocketTimeoutException):
+            while True:
+                assert 'id="table"' not in current.recv()
+        LiveBrowser(live_server.url).join(code, "Bob")
+        deadline = time.monotonic() + 3
+        while "Bob" not in receive(current, deadline - time.monotonic()):
+            pass  # the change is pushed
+    finally:
+        current.close()
+        older.close()
+
+
 def test_a_socket_to_an_unknown_table_is_closed(live_server):
     visitor = LiveBrowser(live_server.url)
     visitor.get("/")
@@ -145,3 +172,26 @@ def test_a_compressed_socket_does_not_keep_its_compressor(live_server):
         ws.close()
     assert "permessage-deflate" in accepted
     assert "server_no_context_takeover" in accepted
+
+
+def test_pushes_made_by_timers_carry_relative_form_urls(live_server):
+    """A bot's move is pushed by the scheduler, outside any request: its forms must
+    still point at this site's paths (they once came out as http://hosthttp://host/)."""
+    ann = LiveBrowser(live_server.url)
+    code = ann.create("Ann")
+    assert ann.post(f"/t/{code}/rules", {"initial_flips": "0"})[0] == 303
+    assert ann.post(f"/t/{code}/bots", {"bot": "greedy"})[0] == 303
+    ws = ann.socket()
+    try:
+        assert ann.post(f"/t/{code}/start", {"version": ann.version()})[0] == 303
+        game, version = stored_game(live_server, code)
+        if game.round.turn == game.players[0].id:  # Ann first: her turn, then the bot's
+            for form in ({"type": "draw"}, {"type": "keep_drawn", "pos": "0-0"}):
+                assert ann.post(f"/t/{code}/move", {**form, "version": str(version)})[0] == 303
+                version += 1
+        doc = receive_table(ws, version + 1, until=5.0)  # the bot's move, from the timer
+    finally:
+        ws.close()
+    attrs = ("action", "formaction", "hx-post", "hx-get")
+    urls = [n.attrs[a] for n in doc.iter() for a in attrs if a in n.attrs]
+    assert urls and all(u.startswith("/t/") for u in urls), urls

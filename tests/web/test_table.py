@@ -71,7 +71,8 @@ def test_table_page_for_a_visitor(browser):
     doc = parse(response.data)
     assert f"Table {ann.code}" in doc.find("span", cls="code").text()
     live = doc.by_id("live")
-    assert live.attrs["ws-connect"] == f"/t/{ann.code}/ws?lang=en"  # pushes in its language
+    # Pushes in its language; the page's version (the table is sent on connect if newer).
+    assert live.attrs["ws-connect"] == f"/t/{ann.code}/ws?lang=en&v=0"
     assert doc.find("input", id="invite").attrs["value"] == f"http://localhost/t/{ann.code}"
     assert doc.find("svg") is not None  # the QR code of the invite link
     assert doc.find("form", action=f"/t/{ann.code}/join") is not None

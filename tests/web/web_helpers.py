@@ -556,9 +556,9 @@ class LiveBrowser(HttpBrowser):
     def cookie(self, name: str):
         return next((c for c in self.jar if c.name == name), None)
 
-    def socket(self, origin: str | None = None, timeout: float = 2.0):
-        """The table's push socket, with this browser's cookies."""
-        url = self.base.replace("http://", "ws://") + f"/t/{self.code}/ws"
+    def socket(self, origin: str | None = None, timeout: float = 2.0, query: str = ""):
+        """The table's push socket, with this browser's cookies (`query`: `?v=7`...)."""
+        url = self.base.replace("http://", "ws://") + f"/t/{self.code}/ws{query}"
         return websocket.create_connection(
             url,
             cookie=self.cookie_header(),
