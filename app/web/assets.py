@@ -27,8 +27,17 @@ def init_app(app) -> None:
     app.config.setdefault("COMPRESS_BR_LEVEL", 6)  # smaller than gzip for our assets, ~4 ms
     compress.init_app(app)
 
+    known: dict[str, str] = {}  # filename -> hash, once per process unless debugging
+
     @app.template_global()
     def asset(filename: str) -> str:
-        """A static file's URL with its content hash: safe to cache for a year."""
-        path = Path(app.static_folder) / filename
-        return url_for("static", filename=filename, v=_version(str(path), path.stat().st_mtime))
+        """A static file's URL with its content hash: safe to cache for a year. Pages
+        name a few each, so the hash is looked up once (the file is looked at again on
+        every call only in debug mode, where it is being edited)."""
+        v = known.get(filename)
+        if v is None:
+            path = Path(app.static_folder) / filename
+            v = _version(str(path), path.stat().st_mtime)
+            if not app.debug:
+                known[filename] = v
+        return url_for("static", filename=filename, v=v)
