@@ -27,7 +27,7 @@ QUEUE_SIZE = 32  # pushes waiting for one socket before it counts as stalled
 WAKE = object()  # queued by `wake`: the sender looks at its socket again
 
 
-def _gevent_active() -> bool:
+def gevent_active() -> bool:
     try:
         from gevent import monkey
     except ImportError:
@@ -40,7 +40,7 @@ def background(target: Callable[[], object], name: str) -> None:
     thread. A patched Thread.start() waits for the new greenlet to report that it
     started, and under load (hundreds of sockets opening at once) those waits were
     measured never to return, each holding its request's database connection."""
-    if _gevent_active():
+    if gevent_active():
         import gevent
 
         gevent.spawn(target)
@@ -72,10 +72,15 @@ class Connection:
     # called by whoever publishes (tests that capture pushes).
     queued: bool = False
     close: Callable[[], None] | None = None  # ends the socket when it is dropped
+    # write_now(html) -> None if written at once, else the bytes still to send (queued
+    # for the sender): the publisher writes what the socket takes without waiting,
+    # since a woken sender waits its turn behind every runnable request.
+    write_now: Callable[[str], bytes | None] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     sent_version: int = -1  # the newest table version handed to this socket
     dead: bool = False
     _queue: queue.Queue | None = None
+    _sending: bool = False  # the sender is writing (a direct write would cut in)
 
     def start(self) -> None:
         if self.queued and self._queue is None:
@@ -96,8 +101,17 @@ class Connection:
                 except Exception:
                     self.dead = True
                 return not self.dead
+            item = html
+            if self.write_now is not None and not self._sending and self._queue.empty():
+                try:
+                    item = self.write_now(html)
+                except Exception:
+                    self.dead = True
+                    return False
+                if item is None:
+                    return True
             try:
-                self._queue.put_nowait(html)
+                self._queue.put_nowait(item)
             except queue.Full:
                 self.dead = True
         return not self.dead
@@ -128,13 +142,16 @@ class Connection:
                 if woken is not None:
                     woken()
                 continue
+            self._sending = True
             try:
-                self.send(html)
+                self.send(html)  # html, or the bytes a direct write left
             except Exception:
                 self.dead = True
                 log.info("dropping a dead socket at table %s", self.code)
                 self.shut()
                 return
+            finally:
+                self._sending = False
 
     def shut(self) -> None:
         """Close the socket (its handler then leaves the hub)."""

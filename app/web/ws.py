@@ -10,11 +10,12 @@ from urllib.parse import urlsplit
 import simple_websocket.ws
 from flask import current_app, request, session
 from flask_babel import get_locale
+from wsproto.events import TextMessage
 from wsproto.extensions import PerMessageDeflate
 from wsproto.utilities import RemoteProtocolError
 
 from .. import accounts, tables
-from ..hub import Background, Connection, Hub, hub
+from ..hub import Background, Connection, Hub, gevent_active, hub
 from ..presence import presence
 from . import sock
 from .auth import signed_in
@@ -63,6 +64,33 @@ class Wakeup:
 
     def wait(self, timeout=None) -> bool:
         return True
+
+
+def writer(ws):
+    """(send, write_now) for a socket: `send` writes a push (or the bytes a direct write
+    left) and may wait; `write_now` writes what the socket takes at once, without ever
+    waiting, and returns the rest (None: all written). Direct writes need gevent's
+    non-blocking socket; elsewhere (the threaded dev server) pushes go through the queue."""
+
+    def send(item) -> None:
+        if isinstance(item, bytes):
+            ws.sock.sendall(item)
+        else:
+            ws.send(item)
+
+    raw = getattr(ws.sock, "_sock", None) if gevent_active() else None
+    if raw is None:
+        return send, None
+
+    def write_now(html: str) -> bytes | None:
+        data = ws.ws.send(TextMessage(data=html))
+        try:
+            sent = raw.send(data)
+        except (BlockingIOError, InterruptedError):
+            sent = 0
+        return data[sent:] or None
+
+    return send, write_now
 
 
 def serve(ws, conn: Connection, what: str, unchanged=lambda: False, to: Hub = hub) -> None:
@@ -136,11 +164,12 @@ def init_app(app) -> None:
             code=code,
             seat_id=seat.id if seat else None,
             csrf=csrf_token(),
-            send=ws.send,
+            send=ws.send,  # replaced below
             base_url=request.host_url,
             name=user.username if user else "",
             locale=str(get_locale()),
             queued=True,  # sent from its own queue: a slow reader delays nobody
             close=ws.close,
         )
+        conn.send, conn.write_now = writer(ws)
         serve(ws, conn, "table", unchanged=lambda: page_is_current(code))

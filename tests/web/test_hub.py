@@ -86,3 +86,24 @@ def test_a_push_keeps_the_name_a_visitor_is_typing(browser):
     answer = cleo.post(f"/t/{code}/join", {"name": ""}, headers={"HX-Request": "true"})
     field = re.search(r'<input id="join-name"[^>]*>', answer.data.decode()).group(0)
     assert 'aria-invalid="true"' in field and "hx-preserve" not in field
+
+
+def test_a_push_is_written_at_once_when_the_socket_takes_it():
+    """The publisher writes what the socket takes without waiting; only the rest waits in
+    the queue for the socket's sender (a woken sender waits behind every request)."""
+    written, sent = [], []
+
+    def write_now(html):
+        written.append(html)
+        return b"rest" if "part" in html else None
+
+    conn = Connection("DIRECT", None, "", sent.append, queued=True, write_now=write_now)
+    conn.start()
+    assert conn.offer("<p>whole</p>", 1)
+    assert written == ["<p>whole</p>"] and conn._queue.empty()
+    assert conn.offer("<p>part</p>", 2)  # the socket took part of it: the rest is queued
+    assert conn.offer("<p>next</p>", 3)  # behind the rest, never before it
+    assert written == ["<p>whole</p>", "<p>part</p>"]
+    conn._queue.put(None)  # the end, after what is queued
+    conn.pump()
+    assert sent == [b"rest", "<p>next</p>"]
