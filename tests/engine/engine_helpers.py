@@ -358,3 +358,19 @@ def state_at(game, p, r, c):
 def value_at(game, p, r, c):
     grid = game.round.grids[p]
     return grid.values[r * grid.cols + c]
+
+
+def quick_record_game() -> Game:
+    """Ann and a bot on 2×2 grids: Ann ends at once, the bot flips its last card."""
+    rules = quick_rules(end_score=50)
+    game = Game(
+        [Player("p1", "Ann"), Player("p2", "Robot", "greedy")], rules, "s", "K7QX2M9A", deal=False
+    )
+    deck = build_deck([[[12, 0], [1, -2]], [[1, 2], [3, 4]]], 7, [9, 5], rules)
+    game.start_next_round(seating=["p1", "p2"], deck=deck)
+    for p, cells in (("p2", [(0, 0), (1, 0)]), ("p1", [(0, 0), (0, 1), (1, 0)]), ("p2", [(0, 1)])):
+        for cell in cells:
+            game.apply(p, Reveal(*cell))
+    flip_turn(game, "p1", (1, 1))
+    keep_turn(game, "p2", (0, 0))
+    return game

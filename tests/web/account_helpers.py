@@ -4,6 +4,7 @@ finished games with known results recorded through the service's own save path."
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 
 import pytest
@@ -181,3 +182,12 @@ def expected_numbers(game: Game, player_id: str) -> dict:
         "rank": rank,
         "won": rank == 1 and player_id not in game.forfeited,
     }
+
+
+def text(response) -> str:
+    return response.data.decode()
+
+
+def signed_in_as(b) -> str | None:
+    found = re.search(r'aria-label="Your account: ([^"]+)"', text(b.get("/")))
+    return found.group(1) if found else None

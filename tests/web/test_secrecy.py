@@ -3,7 +3,7 @@ browser: not in a page, not in an htmx partial, not in a socket message.
 
 Whole games are played (3 people, a bot, a spectator watching) and every HTML each of
 them receives is scanned against the engine state loaded from the database at that
-moment (web_helpers.scan). Socket messages are captured by registering one connection
+moment (secrecy_helpers.scan). Socket messages are captured by registering one connection
 per seat with the real hub: every push the service makes goes through the real
 renderer to them. The last tests show the scanner does catch leaks."""
 
@@ -16,13 +16,13 @@ import secrets
 from types import SimpleNamespace
 
 import pytest
+from secrecy_helpers import scan
 from web_helpers import (
     Player,
     each,
     game_of,
     parse,
     play_until,
-    scan,
     seat_of,
     seat_table,
     start,
