@@ -7,7 +7,6 @@ import json
 import re
 
 import psycopg
-import websocket
 
 from tests.web.live_helpers import HttpBrowser, move_form
 
@@ -26,19 +25,8 @@ class Person(HttpBrowser):
         return text
 
     def post(self, path: str, data=None, htmx=False) -> tuple[int, str]:
-        status, head, text = super().post(path, data, htmx)
+        status, head, _ = self.send_form(path, data, htmx)
         return status, head.get("Location", "")
-
-    def create(self, name: str) -> str:
-        status, location = self.post("/tables", {"name": name})
-        assert status == 303, status
-        self.code = location.rsplit("/", 1)[1]
-        return self.code
-
-    def join(self, code: str, name: str) -> None:
-        self.code = code
-        self.get(f"/t/{code}")
-        assert self.post(f"/t/{code}/join", {"name": name})[0] == 303
 
     def twin(self, base: str) -> Person:
         """The same browser (cookies, CSRF token) talking to another process."""
@@ -51,10 +39,8 @@ class Person(HttpBrowser):
         )
         return other
 
-    def socket(self, timeout: float = 3.0):
-        url = self.base.replace("http://", "ws://") + f"/t/{self.code}/ws"
-        cookies = "; ".join(f"{c.name}={c.value}" for c in self.jar)
-        return websocket.create_connection(url, cookie=cookies, origin=self.base, timeout=timeout)
+    def socket(self, timeout: float = 3.0, **options):
+        return super().socket(timeout=timeout, **options)
 
 
 def game_record(pg_url: str, code: str, number: int = 1) -> dict:

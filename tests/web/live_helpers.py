@@ -74,25 +74,40 @@ class HttpBrowser:
             self.csrf = found.group(1)
         return status, text
 
-    def post(self, path, data=None, htmx=False):
+    def send_form(self, path, data=None, htmx=False):
+        """POST a form with this browser's CSRF token: (status, headers, text). The
+        subclasses' `post` shape that answer for their tests; these helpers use this."""
         if self.csrf is None:
-            self.get("/")
+            HttpBrowser.get(self, "/")
         data = {"csrf_token": self.csrf, **(data or {})}
         headers = {"HX-Request": "true"} if htmx else {}
-        status, head, text = self.request("POST", path, data=data, headers=headers)
-        return status, head, text
+        return self.request("POST", path, data=data, headers=headers)
+
+    post = send_form
 
     def create(self, name, **data):
-        status, head, text = self.post("/tables", {"name": name, **data})
+        status, head, text = self.send_form("/tables", {"name": name, **data})
         assert status == 303, (status, text[:300])
         self.code = head["Location"].rsplit("/", 1)[1]
         return self.code
 
     def join(self, code, name):
         self.code = code
-        self.get(f"/t/{code}")
-        status, head, text = self.post(f"/t/{code}/join", {"name": name})
+        HttpBrowser.get(self, f"/t/{code}")
+        status, head, text = self.send_form(f"/t/{code}/join", {"name": name})
         assert status == 303, (status, text[:300])
+
+    def cookie_header(self) -> str:
+        return "; ".join(f"{c.name}={c.value}" for c in self.jar)
+
+    def socket(self, origin: str | None = None, timeout: float = 2.0, query: str = ""):
+        """The table's push socket, with this browser's cookies (`query`: `?v=7`...)."""
+        import websocket  # only the tests that open sockets need it
+
+        url = self.base.replace("http://", "ws://") + f"/t/{self.code}/ws{query}"
+        return websocket.create_connection(
+            url, cookie=self.cookie_header(), origin=origin or self.base, timeout=timeout
+        )
 
 
 # ----- the database, read directly -------------------------------------------------------

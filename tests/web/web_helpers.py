@@ -9,7 +9,6 @@ import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-import websocket
 from live_helpers import HttpBrowser
 
 from app import tables
@@ -361,42 +360,14 @@ class LiveBrowser(HttpBrowser):
         return text
 
     def post(self, path: str, data=None) -> tuple[int, str]:
-        if self.csrf is None:
-            self.get("/")
-        status, headers, text = self.request(
-            "POST", path, {"csrf_token": self.csrf, **(data or {})}
-        )
+        status, headers, _ = self.send_form(path, data)
         return status, headers.get("Location", "")
-
-    def create(self, name: str) -> str:
-        status, location = self.post("/tables", {"name": name})
-        assert status == 303, status
-        self.code = location.rsplit("/", 1)[1]
-        return self.code
-
-    def join(self, code: str, name: str) -> None:
-        self.code = code
-        self.get(f"/t/{code}")
-        assert self.post(f"/t/{code}/join", {"name": name})[0] == 303
 
     def version(self) -> str:
         return re.search(r'data-version="(\d+)"', self.get(f"/t/{self.code}")).group(1)
 
-    def cookie_header(self) -> str:
-        return "; ".join(f"{c.name}={c.value}" for c in self.jar)
-
     def cookie(self, name: str):
         return next((c for c in self.jar if c.name == name), None)
-
-    def socket(self, origin: str | None = None, timeout: float = 2.0, query: str = ""):
-        """The table's push socket, with this browser's cookies (`query`: `?v=7`...)."""
-        url = self.base.replace("http://", "ws://") + f"/t/{self.code}/ws{query}"
-        return websocket.create_connection(
-            url,
-            cookie=self.cookie_header(),
-            origin=origin or self.base,
-            timeout=timeout,
-        )
 
 
 def each(names: str, values):
