@@ -209,43 +209,6 @@ def on_postgres() -> bool:
     return isinstance(db.obj, pw.PostgresqlDatabase)
 
 
-class Prepared:
-    """A query of a fixed shape whose SQL is built once per kind of database. Peewee
-    builds a query's SQL on every execution, which costs several times more than SQLite
-    takes to run a small one: the queries every move makes are kept this way.
-
-    `build(*params)` makes the query; it is called with the parameters in the order its
-    SQL takes them (checked when the SQL is built), and only to build the SQL."""
-
-    def __init__(self, build):
-        self.build = build
-        self._sql: dict[type, str] = {}
-
-    def sql(self, params: tuple) -> str:
-        kind = type(db.obj)  # the SQL differs by dialect only
-        found = self._sql.get(kind)
-        if found is None:
-            found, built = self.build(*params).sql()
-            if list(built) != list(params):
-                raise ValueError(f"the parameters {params!r} are not the SQL's {built!r}")
-            self._sql[kind] = found
-        return found
-
-    def first(self, model: type[pw.Model], *params):
-        """The first row as a `model` instance (None if there is none)."""
-        return next(iter(model.raw(self.sql(params), *params)), None)
-
-    def execute(self, *params) -> int:
-        """Run it (an UPDATE or DELETE): the number of rows changed."""
-        return db.execute_sql(self.sql(params), params).rowcount
-
-
-def for_update(query):
-    """`query` locking the rows it reads until the transaction ends, on PostgreSQL (where
-    many processes write); SQLite has one writer, and its write transaction is the lock."""
-    return query.for_update() if on_postgres() else query
-
-
 def _migrate(database) -> None:
     """Columns added after a database was created (create_tables adds only tables, and
     would fail creating the index of a missing column): runs before create_tables."""

@@ -9,8 +9,9 @@
 from __future__ import annotations
 
 from ..hub import hub
-from ..models import Prepared, Seat
+from ..models import Seat
 from ..presence import presence
+from ..queries import Prepared
 from . import scheduler as scheduler_module
 from . import step
 from .automation import next_automatic, run_automatic, settings

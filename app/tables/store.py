@@ -25,14 +25,13 @@ from ..engine.view import carry_over
 from ..models import (
     GameRecord,
     PastRound,
-    Prepared,
     Seat,
     Table,
     db,
-    for_update,
     on_postgres,
     utcnow,
 )
+from ..queries import Prepared, for_update
 
 
 class TableError(Exception):
@@ -102,7 +101,7 @@ def fork(game: Game | None) -> Game | None:
     return copy
 
 
-# The queries every move makes (app.models.Prepared).
+# The queries every move makes (app.queries.Prepared).
 ROW = Prepared(lambda code: Table.select().where(Table.code == code))
 ROW_TO_CHANGE = Prepared(lambda code: for_update(Table.select().where(Table.code == code)))
 _UPDATES: dict[tuple[str, ...], Prepared] = {}
