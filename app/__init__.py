@@ -80,11 +80,13 @@ def create_app(config: dict | None = None) -> Flask:
         replay,
         score,
         security,
+        sessions,
         table,
         ws,
     )
     from .web import stats as stats_pages
 
+    sessions.init_app(app)
     security.init_app(app)
     assets.init_app(app)
     htmx.init_app(app)

@@ -13,7 +13,7 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from htmx_flask import make_response as htmx_response
 
-from .. import accounts, tables
+from .. import accounts, i18n, tables
 from ..engine import DiscardDrawn, Draw, KeepDrawn, Reveal, TakeDiscard
 from ..engine.rules import BOUNDS
 from ..presence import presence
@@ -69,13 +69,14 @@ def render_table(code: str, *, status: int = 200, page: bool = False, snap=None,
         html = pushed_answer(snap, seat, csrf_token(), str(get_locale()))
         if html is not None:
             return html, status
-    ctx = table_context(snap, seat, **extra)
-    ctx["csrf"] = csrf_token()
-    user = signed_in()
-    ctx["join_name"] = user.username if user else ""  # prefilled in the join form
-    if page or not request.htmx:
-        return render_template("pages/table.html", **ctx), status
-    return render_template("partials/_table.html", **ctx), status
+    # The catalog looked up once for the whole rendering (not at each of its phrases).
+    with i18n.bound():
+        ctx = table_context(snap, seat, **extra)
+        ctx["csrf"] = csrf_token()
+        user = signed_in()
+        ctx["join_name"] = user.username if user else ""  # prefilled in the join form
+        template = "pages/table.html" if page or not request.htmx else "partials/_table.html"
+        return render_template(template, **ctx), status
 
 
 def render_error(message: str, status: int):

@@ -5,6 +5,7 @@ connection always shows the present state."""
 
 from __future__ import annotations
 
+import zlib
 from urllib.parse import urlsplit
 
 import simple_websocket.ws
@@ -12,6 +13,7 @@ from flask import current_app, request, session
 from flask_babel import get_locale
 from wsproto.events import TextMessage
 from wsproto.extensions import PerMessageDeflate
+from wsproto.frame_protocol import Opcode
 from wsproto.utilities import RemoteProtocolError
 
 from .. import accounts, tables
@@ -41,11 +43,23 @@ class FreshDeflate(PerMessageDeflate):
     """permessage-deflate (which browsers ask for) without keeping the compressor
     between messages: kept, its zlib state is about 256 KB per socket for the socket's
     life (measured: 480 sockets, 143 -> 259 MiB). A push is a whole partial, so starting
-    each one afresh compresses nearly as well."""
+    each one afresh compresses nearly as well.
+
+    At zlib level 3 rather than wsproto's 6: every push is compressed once per socket
+    (~8 KB of HTML: ~60 us for 1.6 KB instead of ~100 us for 1.4 KB)."""
+
+    LEVEL = 3
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("server_no_context_takeover", True)
         super().__init__(*args, **kwargs)
+
+    def frame_outbound(self, proto, opcode, rsv, data, fin):
+        if self._compressor is None and opcode in (Opcode.TEXT, Opcode.BINARY):
+            # What wsproto would make for a new message, at our level.
+            bits = self.client_max_window_bits if proto.client else self.server_max_window_bits
+            self._compressor = zlib.compressobj(self.LEVEL, zlib.DEFLATED, -int(bits))
+        return super().frame_outbound(proto, opcode, rsv, data, fin)
 
 
 class Wakeup:

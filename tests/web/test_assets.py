@@ -56,3 +56,30 @@ def test_the_table_page_with_every_asset_is_under_30_kb_gzipped(browser):
         response = ann.client.get(url, headers={"Accept-Encoding": "gzip"})
         total += len(response.get_data())
     assert total < BUDGET, total
+
+
+def test_htmx_answers_are_compressed_as_the_browser_asks(browser):
+    """A move's answer (an htmx partial) is compressed at the fastest level, still as the
+    browser asks: Brotli, else gzip, else not at all."""
+    ann, _bob = seat_table(browser, ("Ann", "Bob"), bots=("greedy",))
+    start(ann)
+    htmx = {"HX-Request": "true"}
+    plain = ann.client.get(f"/t/{ann.code}", headers=htmx)
+    assert "Content-Encoding" not in plain.headers
+    partial = countdown_out(plain.get_data(as_text=True))
+    assert partial.startswith('<section id="table"')
+    for accept, encoding, unpack in (
+        ("gzip, deflate, br", "br", brotli.decompress),
+        ("gzip", "gzip", gzip.decompress),
+    ):
+        response = ann.client.get(f"/t/{ann.code}", headers={**htmx, "Accept-Encoding": accept})
+        assert response.headers["Content-Encoding"] == encoding
+        assert "Accept-Encoding" in response.headers["Vary"]
+        assert int(response.headers["Content-Length"]) == len(response.data)
+        assert countdown_out(unpack(response.data).decode()) == partial
+        assert len(response.data) < len(partial) / 3
+
+
+def countdown_out(html: str) -> str:
+    """The partial without its countdown's seconds (they change between two answers)."""
+    return re.sub(r'data-left="\d+">\d+', "", html)

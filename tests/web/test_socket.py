@@ -10,9 +10,13 @@ import time
 import pytest
 import websocket
 from web_helpers import LiveBrowser, parse
+from wsproto import ConnectionType, WSConnection
+from wsproto.events import AcceptConnection, Request, TextMessage
+from wsproto.extensions import PerMessageDeflate
 
 from app.engine import Game
 from app.web.render import a
+from app.web.ws import FreshDeflate
 
 
 def receive(ws, until: float = 2.0) -> str:
@@ -195,3 +199,23 @@ def test_pushes_made_by_timers_carry_relative_form_urls(live_server):
     attrs = ("action", "formaction", "hx-post", "hx-get")
     urls = [n.attrs[a] for n in doc.iter() for a in attrs if a in n.attrs]
     assert urls and all(u.startswith("/t/") for u in urls), urls
+
+
+def test_pushes_are_deflated_afresh_and_read_back_whole():
+    """The server's permessage-deflate (its own zlib level, no kept context): a browser's
+    inflater reads every push back exactly, and each push is compressed."""
+    browser = WSConnection(ConnectionType.CLIENT)
+    server = WSConnection(ConnectionType.SERVER)
+    server.receive_data(
+        browser.send(Request(host="localhost", target="/ws", extensions=[PerMessageDeflate()]))
+    )
+    assert isinstance(next(server.events()), Request)
+    browser.receive_data(server.send(AcceptConnection(extensions=[FreshDeflate()])))
+    assert isinstance(next(browser.events()), AcceptConnection)
+    pushes = [f'<section id="table" data-version="{v}">' + "<li>card</li>" * 400 for v in (1, 2)]
+    for html in pushes:
+        frame = server.send(TextMessage(data=html))
+        assert frame[0] & 0x40 and len(frame) < len(html) / 10  # RSV1: compressed
+        browser.receive_data(frame)
+        (got,) = browser.events()
+        assert got.data == html

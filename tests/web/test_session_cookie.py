@@ -1,0 +1,77 @@
+"""The session cookie as app.web.sessions opens it (a cookie that verified once is
+remembered) and the CSRF check's shortcut for a session's own token: both must refuse
+exactly what Flask and Flask-WTF refuse."""
+
+from __future__ import annotations
+
+import time
+
+from itsdangerous import URLSafeTimedSerializer
+from web_helpers import parse
+
+
+def seated(ann, code) -> bool:
+    """Whether this browser is seated at `code` (its own box in the seat list)."""
+    return parse(ann.client.get(f"/t/{code}").data).by_id("seats").find("li", cls="me") is not None
+
+
+def cookie_of(ann) -> str:
+    return ann.client.get_cookie("session").value
+
+
+def test_a_remembered_cookie_is_checked_like_a_new_one(app, browser, monkeypatch):
+    ann = browser()
+    code = ann.create("Ann")
+    cookie = cookie_of(ann)
+    assert seated(ann, code) and seated(ann, code)  # the second from the remembered one
+    # Other bytes are another cookie: a tampered one is nobody's.
+    middle = len(cookie) // 2
+    tampered = cookie[:middle] + ("x" if cookie[middle] != "x" else "y") + cookie[middle + 1 :]
+    ann.client.set_cookie("session", tampered)
+    assert not seated(ann, code)
+    # Past the session's lifetime, the remembered cookie is refused as Flask refuses it.
+    ann.client.set_cookie("session", cookie)
+    assert seated(ann, code)
+    later = time.time() + app.permanent_session_lifetime.total_seconds() + 60
+    monkeypatch.setattr(time, "time", lambda: later)
+    assert not seated(ann, code)
+    monkeypatch.undo()
+    ann.client.set_cookie("session", cookie)  # the refused one was replaced
+    assert seated(ann, code)
+    # A new secret key: the cookie means nothing any more, remembered or not.
+    app.secret_key = "another key"
+    assert not seated(ann, code)
+
+
+def test_each_request_gets_its_own_copy_of_the_session(app, browser):
+    ann = browser()
+    code = ann.create("Ann")
+    cookie = cookie_of(ann)
+    with app.test_request_context("/", headers={"Cookie": f"session={cookie}"}) as ctx:
+        first = app.session_interface.open_session(app, ctx.request)
+        first["seats"]["OTHER"] = "token"  # changed in place by a request
+        second = app.session_interface.open_session(app, ctx.request)
+    assert second["seats"] == {code: first["seats"][code]}
+
+
+def test_the_csrf_shortcut_takes_only_the_sessions_own_token(app, browser, monkeypatch):
+    ann, bob = browser(), browser()
+    code = ann.create("Ann")
+    bob.get("/")
+    url = f"/t/{code}/rules"
+    # The session's own token: accepted (the shortcut).
+    assert ann.post(url, {"end_score": "90"}).status_code == 303
+    # Another session's token, a forged one, a non-ASCII one: refused, as by Flask-WTF.
+    # (A token's last base64 character carries padding bits: change its first one.)
+    forged = ("x" if ann.csrf[0] != "x" else "y") + ann.csrf[1:]
+    for token in (bob.csrf, forged, "jeton-é"):
+        assert ann.post(url, {"end_score": "80", "csrf_token": token}).status_code == 400
+    # Another signature of this session's secret (made at another second) is not the
+    # kept token: Flask-WTF's own check accepts it.
+    data = app.session_interface.get_signing_serializer(app).loads(cookie_of(ann))
+    signer = URLSafeTimedSerializer(app.secret_key, salt="wtf-csrf-token")
+    monkeypatch.setattr(time, "time", lambda: 1e9)
+    other = signer.dumps(data["csrf_token"])
+    monkeypatch.undo()
+    assert other != data["csrf_signed"]
+    assert ann.post(url, {"end_score": "70", "csrf_token": other}).status_code == 303
