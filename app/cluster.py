@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import threading
 import time
@@ -55,23 +54,22 @@ class DueScheduler:
 
     def wake(self, code: str, snap=None) -> None:
         """Write when this table's next automatic step falls due (or that none does)."""
-        # A request's own connection stays open (connection_context would close it).
-        opened = db.connection_context() if db.is_closed() else contextlib.nullcontext()
+        # No connection_context: each statement checks a connection out for itself
+        # (app.pool), so none is held while the next step is worked out.
         try:
-            with opened:
+            if snap is None:
+                snap = self._current(code)
                 if snap is None:
-                    snap = self._current(code)
-                    if snap is None:
-                        return
-                due = self._next(snap)
-                write_due(code, snap.version, due[0] if due else None)
+                    return
+            due = self._next(snap)
+            write_due(code, snap.version, due[0] if due else None)
         except Exception:
             log.exception("scheduling table %s failed", code)
 
     def _loop(self) -> None:
         while not self._stop.is_set():
             try:
-                with self._app.app_context(), db.connection_context():
+                with self._app.app_context():
                     codes = claim_due(time.time())
             except Exception:
                 log.exception("claiming due steps failed")
@@ -84,7 +82,7 @@ class DueScheduler:
     def _run_one(self, code: str) -> None:
         changed = False
         try:
-            with self._app.app_context(), db.connection_context():
+            with self._app.app_context():  # a step holds a connection only to change
                 changed = self._run(code)
         except Exception:
             log.exception("automatic step at table %s failed", code)
