@@ -5,7 +5,7 @@ for the CPU behind every other runnable greenlet, kept its pooled connection all
 while, and also while it rendered pages and pushes or waited for Redis. With thousands
 of sockets and requests the pool ran out (requests waited 30 s, then 503). Here a
 connection is checked out for one statement outside a transaction, or for one
-transaction (`atomic`), and handed back at once; checkouts wait their turn in order
+transaction, and handed back at once; checkouts wait their turn in order
 (`Turnstile`), never more than the pool's wait.
 
 A connection opened explicitly (`connect`, `connection_context`) is kept until closed,
@@ -17,7 +17,6 @@ import threading
 import time
 from collections import deque
 
-import peewee as pw
 from playhouse.pool import MaxConnectionsExceeded
 from playhouse.postgres_ext import PooledPsycopg3Database
 
@@ -57,26 +56,6 @@ class Turnstile:
     def waiting(self) -> int:
         with self._lock:
             return len(self._waiting)
-
-
-class _Borrowed(pw._callable_context_manager):
-    """`atomic()` that hands its connection back when the outermost block ends, if the
-    block had to check one out."""
-
-    def __init__(self, db: PooledPostgres, atomic):
-        self.db = db
-        self.atomic = atomic
-
-    def __enter__(self):
-        self.borrowed = self.db.is_closed()
-        return self.atomic.__enter__()
-
-    def __exit__(self, exc_type, exc_val, exc_tb):
-        try:
-            return self.atomic.__exit__(exc_type, exc_val, exc_tb)
-        finally:
-            if self.borrowed and not self.db.in_transaction():
-                self.db.close()
 
 
 class PooledPostgres(PooledPsycopg3Database):
@@ -130,8 +109,34 @@ class PooledPostgres(PooledPsycopg3Database):
         finally:
             self.close()
 
-    def atomic(self, *args, **kwargs):
-        return _Borrowed(self, super().atomic(*args, **kwargs))
+    def begin(self, *args, **kwargs):
+        """A transaction that has to check a connection out hands it back when it ends
+        (`commit`, `rollback`). Done here, not in `atomic()`: the models' database is a
+        Peewee DatabaseProxy, whose atomic() never reaches this class."""
+        borrowed = self.is_closed()
+        try:
+            super().begin(*args, **kwargs)
+        except BaseException:
+            if borrowed and not self.is_closed():
+                self.close()
+            raise
+        self._state.borrowed = borrowed
+
+    def commit(self):
+        super().commit()  # if it fails, Peewee rolls back: that hands the connection back
+        self._hand_back()
+
+    def rollback(self):
+        try:
+            super().rollback()
+        finally:
+            self._hand_back()
+
+    def _hand_back(self) -> None:
+        # Peewee pops the transaction before it commits or rolls back the outermost one.
+        if getattr(self._state, "borrowed", False) and not self.in_transaction():
+            self._state.borrowed = False
+            self.close()
 
     # ----- no ping for a connection just handed back ------------------------------------
     def _is_closed(self, conn):

@@ -34,6 +34,10 @@ class Prepared:
         """The first row as a `model` instance (None if there is none)."""
         return next(iter(model.raw(self.sql(params), *params)), None)
 
+    def all(self, model: type[pw.Model], *params) -> list:
+        """Every row, as `model` instances."""
+        return list(model.raw(self.sql(params), *params))
+
     def execute(self, *params) -> int:
         """Run it (an UPDATE or DELETE): the number of rows changed."""
         return db.execute_sql(self.sql(params), params).rowcount

@@ -6,9 +6,13 @@ changes the table exactly once."""
 from __future__ import annotations
 
 import threading
+import time
 
+import peewee as pw
 import pytest
 
+from app.models import open_database
+from app.pool import Turnstile
 from tests.scale import people
 from tests.scale.conftest import Relay
 from tests.scale.test_processes import receive_version, stored
@@ -91,3 +95,54 @@ def test_more_requests_and_sockets_than_the_pool_holds_are_all_answered(
     assert all(isinstance(t, float) for t in pushed), pushed
     assert stored(pg_url, code)[1] == version + 1  # one change, written whole
     assert "Traceback" not in a.log_text()
+
+
+def test_a_statement_or_a_transaction_holds_a_connection_only_while_it_runs(pg_url):
+    database = open_database(pg_url, pool_size=2, wait=1)
+    db = pw.DatabaseProxy()  # as the models reach it
+    db.initialize(database)
+    try:
+        rows = db.execute_sql("SELECT 1 UNION SELECT 2 ORDER BY 1")
+        assert database.turnstile.free == 2  # handed back, the rows still readable
+        assert rows.fetchall() == [(1,), (2,)]
+        with db.atomic():
+            db.execute_sql("SELECT 1")
+            with db.atomic():  # a savepoint, on the same connection
+                db.execute_sql("SELECT 1")
+            assert database.turnstile.free == 1
+        assert database.is_closed() and database.turnstile.free == 2
+        with pytest.raises(KeyError), db.atomic():
+            db.execute_sql("SELECT 1")
+            raise KeyError("rolled back")
+        assert database.is_closed() and database.turnstile.free == 2
+        with db.connection_context():  # opened on purpose: kept until closed
+            with db.atomic():
+                db.execute_sql("SELECT 1")
+            assert not database.is_closed() and database.turnstile.free == 1
+        assert database.turnstile.free == 2
+    finally:
+        database.close_all()
+
+
+def test_checkouts_wait_their_turn_in_order_and_no_longer_than_the_wait():
+    gate = Turnstile(1)
+    assert gate.enter(0.1)
+    order = []
+
+    def wait_then_leave(name):
+        assert gate.enter(5)
+        order.append(name)
+        gate.leave()
+
+    threads = []
+    for name in ("first", "second", "third"):
+        threads.append(threading.Thread(target=wait_then_leave, args=(name,)))
+        threads[-1].start()
+        while gate.waiting() < len(threads):  # each in the queue before the next
+            time.sleep(0.01)
+    assert not gate.enter(0.05)  # a newcomer does not jump the queue, and gives up
+    gate.leave()
+    for t in threads:
+        t.join(5)
+    assert order == ["first", "second", "third"]
+    assert gate.free == 1
