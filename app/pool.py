@@ -38,7 +38,7 @@ class Turnstile:
                 return True
             turn = threading.Event()
             self._waiting.append(turn)
-        if turn.wait(timeout):
+        if turn.wait(None if timeout == float("inf") else timeout):
             return True
         with self._lock:
             if turn.is_set():  # handed over just as the wait ended
