@@ -58,6 +58,7 @@ def create_app(config: dict | None = None) -> Flask:
         REDIS_URL=os.environ.get("SKYMO_REDIS_URL") or None,
         REDIS_PREFIX=os.environ.get("SKYMO_REDIS_PREFIX", "skymo:"),
         DB_POOL_SIZE=int(os.environ.get("SKYMO_DB_POOL", "32")),
+        DB_POOL_WAIT=float(os.environ.get("SKYMO_DB_WAIT", "30")),  # seconds, then 503
     )
     if config:
         app.config.update(config)

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import threading
 import time
@@ -21,12 +20,14 @@ import peewee as pw
 
 from .hub import background
 from .models import Due, db, open_table_codes
+from .queries import Prepared
 
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.1  # how often a process looks for due steps
 LEASE_SECONDS = 10.0  # a claimed step left unfinished this long is claimed again
 BATCH = 50  # due steps claimed at once
+SEEN_SLACK = 5.0  # seconds by which a seat's "seen until" may lag in Redis (see `seen`)
 
 
 class DueScheduler:
@@ -40,6 +41,11 @@ class DueScheduler:
         self._app = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
+        # Tables whose due row this process deleted and has not written since: a move
+        # at a table of people who are all there deletes nothing again (one round trip
+        # per move). A row another process wrote meanwhile is claimed when due, found
+        # to have nothing to do, and deleted then (_run_one forgets the table here).
+        self._cleared: set[str] = set()
 
     def start(self, app) -> None:
         self._app = app
@@ -55,23 +61,25 @@ class DueScheduler:
 
     def wake(self, code: str, snap=None) -> None:
         """Write when this table's next automatic step falls due (or that none does)."""
-        # A request's own connection stays open (connection_context would close it).
-        opened = db.connection_context() if db.is_closed() else contextlib.nullcontext()
+        # No connection_context: each statement checks a connection out for itself
+        # (app.pool), so none is held while the next step is worked out.
         try:
-            with opened:
+            if snap is None:
+                snap = self._current(code)
                 if snap is None:
-                    snap = self._current(code)
-                    if snap is None:
-                        return
-                due = self._next(snap)
-                write_due(code, snap.version, due[0] if due else None)
+                    return
+            due = self._next(snap)
+            if due is None and code in self._cleared:
+                return
+            write_due(code, snap.version, due[0] if due else None)
+            self._remember(code, cleared=due is None)
         except Exception:
             log.exception("scheduling table %s failed", code)
 
     def _loop(self) -> None:
         while not self._stop.is_set():
             try:
-                with self._app.app_context(), db.connection_context():
+                with self._app.app_context():
                     codes = claim_due(time.time())
             except Exception:
                 log.exception("claiming due steps failed")
@@ -81,10 +89,19 @@ class DueScheduler:
             if not codes:
                 self._stop.wait(POLL_SECONDS)
 
+    def _remember(self, code: str, cleared: bool) -> None:
+        if not cleared:
+            self._cleared.discard(code)
+            return
+        if len(self._cleared) >= 100_000:
+            self._cleared.clear()  # forgetting only costs a DELETE that finds nothing
+        self._cleared.add(code)
+
     def _run_one(self, code: str) -> None:
+        self._cleared.discard(code)  # its row exists: this process just claimed it
         changed = False
         try:
-            with self._app.app_context(), db.connection_context():
+            with self._app.app_context():  # a step holds a connection only to change
                 changed = self._run(code)
         except Exception:
             log.exception("automatic step at table %s failed", code)
@@ -92,17 +109,26 @@ class DueScheduler:
             self.wake(code)
 
 
+# Every change writes its table's due row: the SQL is built once (app.queries).
+_DUE_DELETE = Prepared(
+    lambda code, version: Due.delete().where((Due.table == code) & (Due.version <= version))
+)
+_DUE_UPSERT = Prepared(
+    lambda code, at, version: Due.insert(table=code, at=at, version=version).on_conflict(
+        conflict_target=[Due.table],
+        update={Due.at: pw.EXCLUDED.at, Due.version: pw.EXCLUDED.version},
+        where=(Due.version <= pw.EXCLUDED.version),
+    )
+)
+
+
 def write_due(code: str, version: int, when: float | None) -> None:
     """Upsert (or delete) a table's due row, unless a newer version already wrote it: a
     late write from an older snapshot never moves a step back or forward."""
     if when is None:
-        Due.delete().where((Due.table == code) & (Due.version <= version)).execute()
-        return
-    Due.insert(table=code, at=when, version=version).on_conflict(
-        conflict_target=[Due.table],
-        update={Due.at: pw.EXCLUDED.at, Due.version: pw.EXCLUDED.version},
-        where=(Due.version <= pw.EXCLUDED.version),
-    ).execute()
+        _DUE_DELETE.execute(code, version)
+    else:
+        _DUE_UPSERT.execute(code, float(when), version)
 
 
 def claim_due(now: float) -> list[str]:
@@ -134,6 +160,7 @@ class SharedPresence:
         self._held = held  # () -> [(code, seat id)] of this process's sockets
         self._notify = notify  # (code, seat id, present) -> None: presence listeners
         self._cache: dict[str, tuple[float, dict[int, float], dict[int, float]]] = {}
+        self._seen_written: dict[str, dict[int, float]] = {}  # code -> seat -> until
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
@@ -150,20 +177,36 @@ class SharedPresence:
         self._write(code, lambda: self.broker.socket_released(code, seat_id))
 
     def seen(self, code: str, seat_id: int, until: float) -> None:
-        self._write(code, lambda: self.broker.seen(code, seat_id, until))
+        # Every request of a seated player says "seen until a minute from now": Redis
+        # keeps the latest time, so a time at most SEEN_SLACK later than the one this
+        # process last wrote is not written again (nor the table's presence read again
+        # for the push that follows): the seat was already present, and stays so.
+        with self._lock:
+            written = self._seen_written.get(code, {}).get(seat_id)
+        if written is not None and until <= written + SEEN_SLACK:
+            return
+        if self._write(code, lambda: self.broker.seen(code, seat_id, until)):
+            with self._lock:
+                if len(self._seen_written) >= 20_000:
+                    self._seen_written.clear()  # forgetting only costs a write
+                self._seen_written.setdefault(code, {})[seat_id] = until
 
     def forget(self, code: str) -> None:
+        with self._lock:
+            self._seen_written.pop(code, None)
         self._write(code, lambda: self.broker.forget(code))
 
-    def _write(self, code: str, fn) -> None:
+    def _write(self, code: str, fn) -> bool:
         with self._lock:
             self._cache.pop(code, None)
         if self.broker.down():
-            return  # the heartbeat writes this process's sockets again once it is back
+            return False  # the heartbeat writes this process's sockets again once it is back
         try:
             fn()
+            return True
         except Exception as exc:
             self.broker.failed(exc, "presence write")
+            return False
 
     # ----- reads ------------------------------------------------------------------------
     def table(self, code: str) -> tuple[dict[int, float], dict[int, float]] | None:

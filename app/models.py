@@ -17,9 +17,9 @@ import peewee as pw
 from flask import render_template
 from playhouse.db_url import connect, parse
 from playhouse.pool import MaxConnectionsExceeded, PooledSqliteDatabase
-from playhouse.postgres_ext import PooledPsycopg3Database
 
 from .deploy import is_postgres
+from .pool import PooledPostgres
 
 db = pw.DatabaseProxy()
 log = logging.getLogger(__name__)
@@ -231,43 +231,16 @@ def _migrate(database) -> None:
             migrate(SchemaMigrator.from_database(database).add_column(seat, "user_id", Seat.user))
 
 
-class PooledPostgres(PooledPsycopg3Database):
-    """Peewee's pool pings (SELECT 1) each connection it hands out, holding its locks:
-    with many greenlets every checkout then waits for the previous one's round trip,
-    which caps a process at a few hundred checkouts per second. A connection handed
-    back in the last PING_AFTER seconds is trusted without the ping (one that broke is
-    discarded at check-in: psycopg knows its state); an idle one is still pinged."""
-
-    PING_AFTER = 2.0
-
-    def __init__(self, *args, **kwargs):
-        self._returned: dict[int, float] = {}
-        super().__init__(*args, **kwargs)
-
-    def _is_closed(self, conn):
-        returned = self._returned.pop(id(conn), None)
-        if conn.closed:
-            return True
-        if returned is not None and time.monotonic() - returned < self.PING_AFTER:
-            return False
-        return super()._is_closed(conn)
-
-    def _close(self, conn, close_conn=False):
-        if not close_conn:
-            self._returned[id(conn)] = time.monotonic()
-        super()._close(conn, close_conn)
-
-
-def open_database(url: str, pool_size: int = 32):
+def open_database(url: str, pool_size: int = 32, wait: float = 30):
     """The Peewee database for a URL: PostgreSQL through psycopg 3 with Peewee's pool,
     SQLite (the default) pooled too; any other Peewee URL as Peewee opens it."""
     if is_postgres(url):
         params = parse(url)
         name = params.pop("database")
-        # A connection waits up to `timeout` s for a free one of the pool's
-        # `max_connections` (each process has its own pool).
+        # A statement or transaction waits up to `timeout` s, in turn, for a free one
+        # of the pool's `max_connections` (each process has its own pool).
         return PooledPostgres(
-            name, max_connections=pool_size, stale_timeout=300, timeout=30, **params
+            name, max_connections=pool_size, stale_timeout=300, timeout=wait, **params
         )
     database = connect(url)
     if isinstance(database, pw.SqliteDatabase):
@@ -330,7 +303,13 @@ def create_schema(wait: float = 0) -> None:
 
 
 def init_app(app) -> None:
-    db.initialize(open_database(app.config["DATABASE_URL"], app.config.get("DB_POOL_SIZE", 32)))
+    db.initialize(
+        open_database(
+            app.config["DATABASE_URL"],
+            app.config.get("DB_POOL_SIZE", 32),
+            app.config.get("DB_POOL_WAIT", 30),
+        )
+    )
     create_schema(wait=app.config.get("DB_WAIT_SECONDS", 30))
     if isinstance(db.obj, pw.SqliteDatabase) and db.obj.database not in ("", ":memory:"):
         # Keep one connection reading the database for the process's life: closing the
@@ -342,7 +321,10 @@ def init_app(app) -> None:
 
     @app.before_request
     def _open():
-        db.connect(reuse_if_open=True)
+        # On PostgreSQL each statement or transaction checks a connection out for
+        # itself (app.pool): a request holds none while it renders or waits.
+        if not on_postgres():
+            db.connect(reuse_if_open=True)
 
     @app.teardown_request
     def _close(exc):
@@ -351,7 +333,7 @@ def init_app(app) -> None:
 
     @app.errorhandler(pw.OperationalError)
     @app.errorhandler(pw.InterfaceError)
-    @app.errorhandler(MaxConnectionsExceeded)  # every pooled connection busy for 30 s
+    @app.errorhandler(MaxConnectionsExceeded)  # no pooled connection free in time
     def _unavailable(exc):
         # The database cannot be reached: the transaction was rolled back (nothing
         # half-written), and the page says so instead of a bare 500.

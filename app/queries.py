@@ -51,6 +51,10 @@ class Prepared:
         obj._dirty.clear()
         return obj
 
+    def all(self, model: type[pw.Model], *params) -> list:
+        """Every row, as `model` instances."""
+        return list(model.raw(self.sql(params), *params))
+
     def execute(self, *params) -> int:
         """Run it (an UPDATE or DELETE): the number of rows changed."""
         return db.execute_sql(self.sql(params), params).rowcount

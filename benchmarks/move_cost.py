@@ -25,7 +25,13 @@ measured with thread CPU time by wrapping the functions that do them:
   rest      everything else in the request (routing, session, CSRF, seat lookup,
             compression)
 
+With --postgres URL the process runs in the multi-process mode (a fresh database on that
+server and a fresh Redis key prefix, both removed afterwards): the same figures, plus
+what another process spends reading the change back to push it to its own sockets
+("reload": the row, the seats and the game decoded; its rendering is the same as here).
+
 Usage:  .venv/bin/python benchmarks/move_cost.py [--moves 2000] [--json]
+        .venv/bin/python benchmarks/move_cost.py --postgres postgresql://postgres@127.0.0.1:5432/postgres
 """
 
 from __future__ import annotations
@@ -36,12 +42,14 @@ import json
 import os
 import random
 import re
+import secrets
 import statistics
 import sys
 import tempfile
 import threading
 import time
 from collections import defaultdict
+from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -148,23 +156,60 @@ def main(argv=None) -> None:
         "--warmup", type=int, default=20, help="moves on a first table, not measured"
     )
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--postgres", metavar="URL", help="PostgreSQL + Redis mode")
+    parser.add_argument("--redis", metavar="URL", default="redis://127.0.0.1:6379/0")
     args = parser.parse_args(argv)
-    rng = random.Random(args.seed)
-    tmp = tempfile.mkdtemp(prefix="skymo-movecost-")
-    app = create_app(
-        {
-            "SECRET_KEY": "bench",
-            "DATABASE_URL": f"sqlite:///{tmp}/skymo.db",
-            "NEXT_ROUND_SECONDS": 3600,
+    if args.postgres:
+        with fresh_cluster(args.postgres, args.redis) as config:
+            run(args, config)
+    else:
+        run(
+            args,
+            {"DATABASE_URL": f"sqlite:///{tempfile.mkdtemp(prefix='skymo-movecost-')}/skymo.db"},
+        )
+
+
+@contextmanager
+def fresh_cluster(postgres: str, redis_url: str):
+    """The configuration of a fresh database and Redis prefix, removed afterwards."""
+    import psycopg
+    import redis
+
+    name = "skymo_movecost_" + secrets.token_hex(5)
+    prefix = f"skymo-movecost-{secrets.token_hex(4)}:"
+    with psycopg.connect(postgres, autocommit=True) as con:
+        con.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield {
+            "DATABASE_URL": postgres.rsplit("/", 1)[0] + "/" + name,
+            "REDIS_URL": redis_url,
+            "REDIS_PREFIX": prefix,
         }
-    )
+    finally:
+        from app.models import db as database
+
+        sys.modules["app.tables.scheduler"]._active.stop()  # its thread uses the database
+        time.sleep(0.5)
+        database.obj.close_all()
+        with psycopg.connect(postgres, autocommit=True) as con:
+            con.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        client = redis.Redis.from_url(redis_url)
+        keys = list(client.scan_iter(match=prefix + "*", count=1000))
+        if keys:
+            client.delete(*keys)
+
+
+def run(args, config: dict) -> None:
+    rng = random.Random(args.seed)
+    app = create_app({"SECRET_KEY": "bench", "NEXT_ROUND_SECONDS": 3600, **config})
     meter = Meter()
     meter.wrap(tables.store, "for_change", "load")
     meter.wrap(Game, "apply", "engine")
     meter.wrap(step, "save", "save")
     meter.wrap(db.obj, "commit", "commit")
     meter.wrap(hub, "publish", "push")
-    meter.wrap(tables.scheduler, "wake", "schedule")
+    # The scheduler in use (the module's, not the package's in-process `scheduler`).
+    meter.wrap(sys.modules["app.tables.scheduler"]._active, "wake", "schedule")
     meter.wrap(table_views, "render_table", "answer")
 
     server = ServerClock(app)
@@ -202,6 +247,7 @@ def main(argv=None) -> None:
         return code, who, conns
 
     per_move: list[float] = []
+    reloads: list[float] = []  # another process reading the change back (--postgres)
     client: list[float] = []
     stages: list[dict[str, float]] = []
     state_sizes: list[int] = []
@@ -240,8 +286,15 @@ def main(argv=None) -> None:
             parts = meter.take()
             parts["rest"] = max(0.0, spent - sum(parts.values()))
             stages.append(parts)
+            if args.postgres:
+                tables.store.forget(code)  # as in a process that did not make the change
+                start = time.process_time()
+                tables.store.current(code)
+                reloads.append(time.process_time() - start)
             with db.connection_context():
-                row = db.execute_sql('select length(state) from "table" where code = ?', (code,))
+                row = db.execute_sql(
+                    'select length(state) from "table" where code = ' + db.obj.param, (code,)
+                )
                 state_sizes.append(row.fetchone()[0])
 
     with app.app_context():
@@ -253,7 +306,7 @@ def main(argv=None) -> None:
                 play(code, who, moves, measure)
                 for conn in conns:
                     hub.remove(conn)
-    report(args, per_move, stages, state_sizes, votes, sent[0], client)
+    report(args, per_move, stages, state_sizes, votes, sent[0], client, reloads)
 
 
 def window(values, lo, hi):
@@ -261,7 +314,7 @@ def window(values, lo, hi):
     return statistics.fmean(part) if part else float("nan")
 
 
-def report(args, per_move, stages, sizes, votes, sent, client) -> None:
+def report(args, per_move, stages, sizes, votes, sent, client, reloads) -> None:
     ms = [v * 1000 for v in per_move]
     n = len(ms)
     split = {s: statistics.fmean(p.get(s, 0.0) for p in stages) * 1000 for s in (*STAGES, "rest")}
@@ -279,6 +332,7 @@ def report(args, per_move, stages, sizes, votes, sent, client) -> None:
         "stages_ms": split,
         "state_bytes_move_10_200_400_last": [sizes[i] for i in (9, 199, 399, -1) if len(sizes) > i],
         "push_bytes": sent,
+        "reload_ms_per_move": statistics.fmean(reloads) * 1000 if reloads else None,
         "load_average": os.getloadavg(),
     }
     if args.json:
@@ -298,6 +352,8 @@ def report(args, per_move, stages, sizes, votes, sent, client) -> None:
     print("by stage (ms per move)     " + ", ".join(f"{k} {v:.3f}" for k, v in split.items()))
     sizes = result["state_bytes_move_10_200_400_last"]
     print(f"stored state (bytes)       move 10/200/400/last: {sizes}")
+    if reloads:
+        print(f"another process's reload   {result['reload_ms_per_move']:.2f} ms per move")
     print("load average               {:.2f} {:.2f} {:.2f}".format(*result["load_average"]))
 
 

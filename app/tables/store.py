@@ -126,10 +126,24 @@ def save_row(table: Table) -> None:
     table._dirty.clear()
 
 
-def seats_of(table: Table) -> list[Seat]:
-    return list(
-        Seat.select().where((Seat.table == table) & (Seat.left == False)).order_by(Seat.position)  # noqa: E712
+SEATS = Prepared(
+    lambda code, left: (
+        Seat.select().where((Seat.table == code) & (Seat.left == left)).order_by(Seat.position)
     )
+)
+PAST_ROUNDS = Prepared(
+    lambda code, number: (
+        PastRound.select(PastRound.data)
+        .where((PastRound.table == code) & (PastRound.game_number == number))
+        .order_by(PastRound.number)
+    )
+)
+
+
+def seats_of(table: Table | str) -> list[Seat]:
+    """The seats at a table, in lobby order (read again by every process that did not
+    make a change, to push it: the SQL is built once)."""
+    return SEATS.all(Seat, table if isinstance(table, str) else table.code, False)
 
 
 def release_connection() -> None:
@@ -221,13 +235,7 @@ class Store:
             return None, 0
         past = state.get("past_rounds", 0)
         if past:
-            rows = (
-                PastRound.select(PastRound.data)
-                .where(
-                    (PastRound.table == table.code) & (PastRound.game_number == table.game_number)
-                )
-                .order_by(PastRound.number)
-            )
+            rows = PAST_ROUNDS.all(PastRound, table.code, table.game_number)
             state = dict(state, rounds=[r.data for r in rows] + state["rounds"])
         return Game.from_dict(state), past
 

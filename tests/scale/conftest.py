@@ -162,10 +162,12 @@ def cluster(tmp_path, multi_env):
 class Relay:
     """A TCP relay to PostgreSQL or Redis that a test can cut (every connection through it
     drops, new ones are refused) and restore: the service "goes away" without stopping
-    the shared server."""
+    the shared server. With `delay`, every chunk waits that long before it is passed on
+    (a slow link: each round trip takes twice `delay` more)."""
 
-    def __init__(self, target: tuple[str, int]):
+    def __init__(self, target: tuple[str, int], delay: float = 0.0):
         self.target = target
+        self.delay = delay
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
         self.open = True
@@ -188,10 +190,11 @@ class Relay:
             for a, b in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
 
-    @staticmethod
-    def _pipe(a, b):
+    def _pipe(self, a, b):
         try:
             while data := a.recv(65536):
+                if self.delay:
+                    time.sleep(self.delay)
                 b.sendall(data)
         except OSError:
             pass
