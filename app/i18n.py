@@ -12,8 +12,10 @@ import logging
 import os
 from contextlib import contextmanager
 from contextvars import ContextVar
+from functools import lru_cache
 from pathlib import Path
 
+from babel import Locale
 from babel.lists import format_list
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
@@ -56,6 +58,13 @@ def bound(translations=None):
         yield
     finally:
         _bound.reset(token)
+
+
+@lru_cache(maxsize=32)
+def parsed(lang: str) -> Locale:
+    """A language code as Babel's Locale (parsing one takes longer than a push's
+    whole translation work): for force_locale."""
+    return Locale.parse(lang)
 
 
 def gettext(string: str, **variables) -> str:

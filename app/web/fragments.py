@@ -38,18 +38,50 @@ def card_html(cell: dict) -> Markup:
 
 
 def grid_html(rows: list[list[dict]], label: str) -> Markup:
-    """Another player's grid, without buttons (built once per push, shown to all)."""
+    """Another player's grid, without buttons: built once per grid state and label
+    (`rows` are kept while the grid is unchanged, see `cells`), shown to all."""
+    key = (id(rows), label)
+    found = _GRIDS.get(key)
+    if found is not None and found[0] is rows:
+        return found[1]
     cards = "".join(cell["html"] for row in rows for cell in row)
-    return Markup(
+    html = Markup(
         f'<div class="grid small" role="group" aria-label="{escape(label)}" '
         f'style="--cols:{len(rows[0])}">{cards}</div>'
     )
+    if len(_GRIDS) >= _CELLS_MAX:
+        _GRIDS.clear()
+    _GRIDS[key] = (rows, html)  # keeps `rows` alive, so its id is not reused
+    return html
+
+
+_GRIDS: dict[tuple[int, str], tuple] = {}
+
+# What another player's box shows (opponent_html reads nothing else of it).
+BOX = ("name", "total", "bot", "forfeited", "present", "is_turn", "is_ender", "face_up")
 
 
 def opponent_html(o: dict, slot: str, show_totals: bool, phase: str) -> Markup:
-    """Another player's box as everyone else sees it (built once per push and language);
-    `slot` is their reaction slot. Translations are trusted markup, values escaped, as
-    in the templates."""
+    """Another player's box as everyone else sees it, built once per state of the box
+    and language (most boxes do not change from one push to the next); `slot` is their
+    reaction slot."""
+    t = i18n.catalog()
+    key = (*(o[k] for k in BOX), o["grid_html"], slot, show_totals, phase, id(t))
+    found = _BOXES.get(key)
+    if found is not None and found[0] is t:
+        return found[1]
+    html = _box(o, slot, show_totals, phase)
+    if len(_BOXES) >= _CELLS_MAX:
+        _BOXES.clear()
+    _BOXES[key] = (t, html)
+    return html
+
+
+_BOXES: dict[tuple, tuple] = {}
+
+
+def _box(o: dict, slot: str, show_totals: bool, phase: str) -> Markup:
+    """Translations are trusted markup, values escaped, as in the templates."""
     classes = (" turn" if o["is_turn"] else "") + (" out" if o["forfeited"] else "")
     dot = " on" if o["present"] else ""
     total = ""

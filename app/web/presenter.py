@@ -95,7 +95,7 @@ class Shared:
             }
             for pid in rnd["seating"]
         }
-        lines = (log_line(e, self.names) for e in rnd["log"][-12:])
+        lines = (said_once(e, self.names) for e in rnd["log"][-12:])
         self.log = [line for line in lines if line][-6:][::-1]
 
     def seat_list(self, me: Seat | None) -> list[dict]:
@@ -257,6 +257,25 @@ def banner(v, names, my_id, my_turn, setup_left, drawn, mode) -> dict:
     else:
         doing = _("%(name)s is playing.", name=turn)
     return {"tone": "last" if last else "wait", "text": prefix + doing}
+
+
+def said_once(event: dict, names: dict) -> str | None:
+    """log_line, worked out once per event and language: a view keeps its round's events
+    (the same objects from change to change), and every push shows the last few."""
+    t = i18n.catalog()
+    who = names.get(event.get("player"), "")
+    key = (id(event), id(t))
+    found = _SAID.get(key)
+    if found is not None and found[0] is event and found[1] is t and found[2] == who:
+        return found[3]
+    line = log_line(event, names)
+    if len(_SAID) >= 20_000:
+        _SAID.clear()
+    _SAID[key] = (event, t, who, line)  # keeps `event` alive, so its id is not reused
+    return line
+
+
+_SAID: dict[tuple[int, int], tuple] = {}
 
 
 def log_line(event: dict, names: dict) -> str | None:

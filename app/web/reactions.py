@@ -16,7 +16,7 @@ from flask import Blueprint, Response, redirect, request, url_for
 from flask_babel import force_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from .. import i18n, tables
 from ..hub import hub
@@ -79,6 +79,8 @@ def reaction_slot(code: str, player_id: str, oob: bool = False) -> Markup:
     The slot is always there, so a push can fill it out of band; the animation carries
     on from the reaction's age when a later push renders it again."""
     r = reaction_of(code, player_id)
+    if r is None and not oob:  # the usual case, for every box of every push
+        return Markup(f'<span class="reaction-slot" id="reaction-{escape(player_id)}"></span>')
     inner = (
         Markup(
             '<span class="reaction" role="img" aria-label="{}" data-left="{}" data-until="1" '

@@ -12,8 +12,6 @@ from urllib.parse import urlsplit
 import segno
 from flask import current_app, has_request_context, request, url_for
 from flask_babel import force_locale
-from jinja2 import pass_context
-from markupsafe import Markup
 
 from .. import i18n, tables
 from ..engine.bots import BOTS
@@ -21,8 +19,9 @@ from ..hub import Connection
 from ..models import Seat, Table, db
 from ..presence import presence
 from ..tables import Snapshot
+from .board_html import hidden, path_for, table_html, table_section
 from .extras import away_countdown
-from .presenter import Shared, a, board, card_html, card_tone, my_grid_html, opponent_html
+from .presenter import Shared, a, board, card_html, card_tone, opponent_html
 
 __all__ = ["a", "card_html", "card_tone", "render_push", "table_context"]
 
@@ -84,8 +83,22 @@ def table_urls(code: str) -> dict:
     host, which a reverse proxy's visitors cannot reach."""
     names = ("show", "move", "leave")
     return {name: url_for(f"table.{name}", code=code, _external=False) for name in names} | {
-        "react": url_for("reactions.react", code=code, _external=False)
+        "react": url_for("reactions.react", code=code, _external=False),
+        "home": url_for("lobby.home", _external=False),
     }
+
+
+def push_urls(app, code: str, base_url: str) -> tuple[str, dict]:
+    """The invite link and the table's URLs as the sockets' page had them: built once per
+    table and page address (url_for is a good part of a push's cost otherwise)."""
+    known = app.extensions.setdefault("skymo.push_urls", {})
+    found = known.get((code, base_url))
+    if found is None:
+        if len(known) >= 4096:
+            known.clear()
+        invite = url_for("table.show", code=code, _external=True)
+        found = known[code, base_url] = (invite, table_urls(code))
+    return found
 
 
 def shared_part(snap: Snapshot, present: set[int]) -> Shared:
@@ -98,8 +111,9 @@ def shared_part(snap: Snapshot, present: set[int]) -> Shared:
         phase = snap.game.phase
         from .reactions import reaction_slot  # reactions' views use this module
 
+        slots = shared.memo["slots"] = {}  # the viewer's own box shows theirs
         for o in shared.opponent.values():
-            slot = reaction_slot(snap.code, o["id"])
+            slot = slots[o["id"]] = reaction_slot(snap.code, o["id"])
             o["html"] = opponent_html(o, slot, show_totals, phase)
     return shared
 
@@ -129,13 +143,13 @@ def render_push(
         if snap is None:
             return -1, []
         table = snap.table
-        lobby = what == "lobby" and table.status == Table.LOBBY
-        template = app.jinja_env.get_template(
-            "partials/_lobby_push.html" if lobby else "partials/_table.html"
-        )
+        lobby = table.status == Table.LOBBY
+        template = None
+        if lobby:  # the lobby is a template (the table itself: app.web.board_html)
+            name = "partials/_lobby_push.html" if what == "lobby" else "partials/_table.html"
+            template = app.jinja_env.get_template(name)
         present = presence.present(code)
-        invite = url_for("table.show", code=table.code, _external=True)
-        urls = table_urls(table.code)
+        invite, urls = push_urls(app, table.code, conns[0].base_url)
         # Inside the mover's request: kept for their answer (pushed_answer).
         pushed = request.environ.setdefault("skymo.pushed", {}) if has_request_context() else None
         out = []
@@ -144,31 +158,23 @@ def render_push(
             by_locale.setdefault(conn.locale, []).append(conn)
         # Each player reads their own language (two at one table may differ).
         for locale, group in by_locale.items():
-            with force_locale(locale), i18n.bound():
+            with force_locale(i18n.parsed(locale)), i18n.bound():
                 shared = shared_part(snap, present)  # once per language
-                base: dict = {}
-                app.update_template_context(base)  # the context processors' values
-                base["url_for"] = path_for  # links as a request renders them
+                base: dict = {"oob": True}
+                if lobby:
+                    app.update_template_context(base)  # the context processors' values
+                    base["url_for"] = path_for  # links as a request renders them
                 for conn in group:
                     me = snap.seat(conn.seat_id) if conn.seat_id else None
                     ctx = table_context(snap, me, shared=shared, invite_url=invite, urls=urls)
                     ctx.update(base)
                     ctx["csrf"] = conn.csrf
                     ctx["join_name"] = conn.name
-                    ctx["oob"] = True
-                    html = template.render(ctx)
+                    html = template.render(ctx) if lobby else table_html(ctx)
                     out.append((conn, html))
                     if pushed is not None and not lobby:
                         pushed[(table.version, conn.seat_id, conn.csrf, locale)] = html
         return table.version, out
-
-
-def path_for(endpoint: str, **values) -> str:
-    """url_for as inside a request: a path unless `_external` is asked for. A push made
-    by a timer has no request, where url_for makes every link absolute, with this
-    process's own host (which a reverse proxy's visitors cannot reach)."""
-    values.setdefault("_external", False)
-    return url_for(endpoint, **values)
 
 
 def pushed_answer(snap: Snapshot, seat: Seat | None, csrf: str, locale: str) -> str | None:
@@ -181,39 +187,8 @@ def pushed_answer(snap: Snapshot, seat: Seat | None, csrf: str, locale: str) -> 
     return html.replace(' hx-swap-oob="true"', "", 1) if html else None
 
 
-# What the piles show (partials/_piles.html reads nothing else of the board).
-PILES = (
-    "can_draw",
-    "draw_count",
-    "discard_top",
-    "discard_tone",
-    "mode",
-    "drawn",
-    "drawn_tone",
-    "someone_drew",
-    "face_down_left",
-)
-
-
-@pass_context
-def piles(context, b: dict, urls: dict, csrf: str, version) -> Markup:
-    """The piles and the turn's buttons. Rendered from their own inputs only, so every
-    viewer whose turn it is not (no form: no token) shares one rendering per push."""
-    p = {k: b[k] for k in PILES}
-    csrf = csrf if b["my_turn"] else None
-    memo = context.get("memo")
-    key = (*p.values(), urls["move"], urls["show"], csrf, version)
-    html = memo.get(key) if memo is not None else None
-    if html is None:
-        template = current_app.jinja_env.get_template("partials/_piles.html")
-        html = Markup(template.render(p=p, urls=urls, csrf=csrf, version=version))
-        if memo is not None:
-            memo[key] = html
-    return html
-
-
 def init_app(app) -> None:
-    app.jinja_env.globals.update(my_grid=my_grid_html, piles=piles)
+    app.jinja_env.globals.update(table_section=table_section, hidden=hidden)
 
 
 def _current(code: str) -> Snapshot | None:
