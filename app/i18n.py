@@ -20,7 +20,14 @@ from babel.lists import format_list
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from flask import current_app, request, url_for
-from flask_babel import Babel, format_decimal, format_percent, get_locale, get_translations
+from flask_babel import (
+    Babel,
+    force_locale,
+    format_decimal,
+    format_percent,
+    get_locale,
+    get_translations,
+)
 from flask_login import current_user
 from markupsafe import Markup
 
@@ -48,6 +55,19 @@ def catalog():
     (English outside an app)."""
     found = _bound.get()
     return found if found is not None else get_translations()
+
+
+@contextmanager
+def speaking(lang: str):
+    """Flask-Babel's language forced to `lang` and its catalog bound (`bound`), as a
+    push renders one language: the catalog is looked up once per app and language."""
+    catalogs = current_app.extensions.setdefault("skymo.catalogs", {})
+    with force_locale(parsed(lang)):
+        found = catalogs.get(lang)
+        if found is None:
+            found = catalogs[lang] = get_translations()
+        with bound(found):
+            yield
 
 
 @contextmanager
@@ -183,9 +203,14 @@ def rules_summary(rules) -> str:
 def person(name: str) -> str:
     """A player's name as shown: a deleted account's stored placeholder name (English,
     app.stats.DELETED_NAME) reads in the viewer's language."""
-    from .stats import DELETED_NAME
+    return _("deleted player") if name == _deleted_name() else name
 
-    return _("deleted player") if name == DELETED_NAME else name
+
+@lru_cache(maxsize=1)
+def _deleted_name() -> str:
+    from .stats import DELETED_NAME  # stats reads the models (which read this module)
+
+    return DELETED_NAME
 
 
 def bot_label(kind: str) -> str:

@@ -173,9 +173,10 @@ def board_html(ctx, b: dict, w: dict) -> str:
     out.append('</div>\n<div class="side-bottom">')
     out.append(common["log"])
     if b["playing"]:
-        out.append(common["reactions"].replace("\0", escape(csrf)))
+        token = escape(csrf)
+        out.append(common["reactions"].replace("\0", token))
         if b["phase"] != "game_over":
-            out.append(common["leave"].replace("\0", escape(csrf)))
+            out.append(common["leave"].replace("\0", token))
     out.append("</div>\n</div>\n</div>")
     return "\n".join(part for part in out if part)
 

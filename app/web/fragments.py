@@ -56,6 +56,7 @@ def grid_html(rows: list[list[dict]], label: str) -> Markup:
 
 
 _GRIDS: dict[tuple[int, str], tuple] = {}
+_MINE: dict[tuple[int, str], tuple] = {}
 
 # What another player's box shows (opponent_html reads nothing else of it).
 BOX = ("name", "total", "bot", "forfeited", "present", "is_turn", "is_ender", "face_up")
@@ -164,14 +165,23 @@ def _cells(grid, t) -> list[list[dict]]:
 def my_grid_html(rows: list[list[dict]], label: str, move_url: str, version, csrf: str) -> Markup:
     """The viewer's own grid: one form whose pressable cards are its buttons (the
     pressed card says its position), or plain cards when none can be pressed."""
+    key = (id(rows), label)
+    found = _MINE.get(key)
+    if found is not None and found[0] is rows:
+        return found[1]  # the same grid as the last push's, and no card to press
     kind = next((c["action"]["type"] for row in rows for c in row if c["action"]), None)
     cols = len(rows[0])
     if kind is None:
         cards = "".join(c["html"] for row in rows for c in row)
-        return Markup(
+        html = Markup(
             f'<div class="grid mine" role="group" aria-label="{escape(label)}" '
             f'style="--cols:{cols}">{cards}</div>'
         )
+        # Kept per grid state (`cells`), as another player's grid (`grid_html`).
+        if len(_MINE) >= _CELLS_MAX:
+            _MINE.clear()
+        _MINE[key] = (rows, html)
+        return html
     parts = []
     for row in rows:
         for c in row:

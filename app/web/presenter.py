@@ -48,6 +48,25 @@ def face_up(grid: list[list[dict]]) -> int:
     return sum(c["value"] for row in grid for c in row if c["state"] == "up")
 
 
+def rule_set(rules: dict) -> RuleSet:
+    """A table's rules as a RuleSet: checked and built once per set of rules (every
+    snapshot decodes its table's rules afresh)."""
+    key = tuple((k, tuple(v.items()) if isinstance(v, dict) else v) for k, v in rules.items())
+    try:
+        found = _RULES.get(key)
+    except TypeError:  # a value that cannot be a key (not one of ours): built each time
+        return RuleSet.from_dict(rules)
+    if found is None:
+        found = RuleSet.from_dict(rules)
+        if len(_RULES) >= 1024:
+            _RULES.clear()
+        _RULES[key] = found
+    return found
+
+
+_RULES: dict[tuple, RuleSet] = {}
+
+
 class Shared:
     """What every viewer of one committed snapshot sees alike, in the current language:
     built once per push (and once per page)."""
@@ -55,7 +74,7 @@ class Shared:
     def __init__(self, snap: Snapshot, present: set[int]):
         table = snap.table
         self.game = snap.game
-        self.rules = RuleSet.from_dict(table.rules)
+        self.rules = rule_set(table.rules)
         self.votes = table.votes or {}
         self.seats = [
             {

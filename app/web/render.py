@@ -11,7 +11,6 @@ from urllib.parse import urlsplit
 
 import segno
 from flask import current_app, has_request_context, request, url_for
-from flask_babel import force_locale
 
 from .. import i18n, tables
 from ..engine.bots import BOTS
@@ -56,7 +55,7 @@ def table_context(
         "status": table.status,
         "me": me,
         "is_host": me is not None and me.id == table.host_seat,
-        "seats": shared.seat_list(me),
+        "seats": shared.seat_list(me) if table.status == Table.LOBBY else [],  # the lobby's
         "rules": shared.rules,
         "error": error,
         "error_field": field,
@@ -86,6 +85,20 @@ def table_urls(code: str) -> dict:
         "react": url_for("reactions.react", code=code, _external=False),
         "home": url_for("lobby.home", _external=False),
     }
+
+
+def url_adapter(app, base_url: str):
+    """The URL builder of a page at `base_url` (kept per app and address: it only reads)."""
+    known = app.extensions.setdefault("skymo.url_adapters", {})
+    found = known.get(base_url)
+    if found is None:
+        if len(known) >= 256:
+            known.clear()
+        base = urlsplit(base_url)
+        found = known[base_url] = app.url_map.bind(
+            base.netloc, script_name=base.path or "/", url_scheme=base.scheme
+        )
+    return found
 
 
 def push_urls(app, code: str, base_url: str) -> tuple[str, dict]:
@@ -131,13 +144,10 @@ def render_push(
     if not conns:
         return -1, []
     app = current_app._get_current_object()
-    base = urlsplit(conns[0].base_url)
     context = app.app_context()
     # URLs (the invite link is absolute) as the sockets' page had them, without
     # building a request.
-    context.url_adapter = app.url_map.bind(
-        base.netloc, script_name=base.path or "/", url_scheme=base.scheme
-    )
+    context.url_adapter = url_adapter(app, conns[0].base_url)
     with context:
         snap = snapshot if snapshot is not None else _current(code)
         if snap is None:
@@ -158,7 +168,7 @@ def render_push(
             by_locale.setdefault(conn.locale, []).append(conn)
         # Each player reads their own language (two at one table may differ).
         for locale, group in by_locale.items():
-            with force_locale(i18n.parsed(locale)), i18n.bound():
+            with i18n.speaking(locale):
                 shared = shared_part(snap, present)  # once per language
                 base: dict = {"oob": True}
                 if lobby:

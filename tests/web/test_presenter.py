@@ -9,6 +9,7 @@ import random
 
 import pytest
 
+from app import i18n
 from app.engine import DOWN, PLAY, SETUP, Draw, Game, KeepDrawn, Player, RuleSet
 from app.engine.actions import action_to_dict
 from app.engine.frozen import Frozen
@@ -147,6 +148,40 @@ def test_the_shared_part_is_built_once_for_every_viewer():
     assert ann["log"] is bob["log"]
     assert [s["present"] for s in shared.seats] == [True, False, False]
     assert [s["is_me"] for s in shared.seat_list(seat(snap, "Bob"))] == [False, True, False]
+
+
+def test_what_is_kept_from_push_to_push_follows_the_game():
+    """Boxes, grids and log lines are kept between pushes by their state: one move later
+    the mover's box and grid, whose turn it is and the log say the new state."""
+    from babel.support import NullTranslations
+
+    from app.web.fragments import opponent_html
+
+    with i18n.bound(NullTranslations()):  # one catalog, as in a push
+        game = new_game()
+        turn = play_to_turn(game)
+        first = Shared(snapshot(game), present={1, 2, 3})
+        again = Shared(snapshot(game), present={1, 2, 3})
+        for pid, o in first.opponent.items():  # the same state: the same markup, kept
+            assert opponent_html(o, "", True, PLAY) is opponent_html(
+                again.opponent[pid], "", True, PLAY
+            )
+        game.apply(turn, Draw())
+        game.apply(turn, KeepDrawn(0, 0))
+        after = Shared(snapshot(game), present={1, 2, 3})
+        mover = after.opponent[turn]
+        assert mover["grid_html"] != first.opponent[turn]["grid_html"]
+        assert (
+            f'aria-label="Row 1, column 1: {after.cells[turn][0][0]["value"]}"'
+            in mover["grid_html"]
+        )
+        assert not mover["is_turn"] and after.opponent[game.round.turn]["is_turn"]
+        box = opponent_html(mover, "", True, PLAY)
+        assert box != opponent_html(first.opponent[turn], "", True, PLAY)
+        assert 'class="opponent"' in box and mover["grid_html"] in box
+        kept = presenter.a(after.cells[turn][0][0]["value"])
+        assert after.log[0] == f"{after.names[turn]} drew and kept {kept}"
+        assert after.log[1:] == first.log[: len(after.log) - 1]
 
 
 def legal_presses(game: Game, pid: str, kinds: set) -> set:
