@@ -227,6 +227,9 @@ class Turns:
                 # accounted for in the final state.
                 rnd.draw_pile.append(rnd.drawn)
                 rnd.drawn = None
+            # Nobody's turn once the game is over, as after a scored last round. (Lots
+            # may have chosen the starter: a record that names no turn cannot say whom.)
+            rnd.turn = None
             self.phase = GAME_OVER
             return
         if self.phase == SETUP:

@@ -205,6 +205,24 @@ def _common(ctx, b: dict, w: dict) -> dict[str, str]:
             f'<section class="log" aria-label="{w["recent"]}"><h2 class="sr-only">'
             f"{w['recent']}</h2>\n<ol>{lines}</ol>\n</section>"
         )
+    return {
+        "head": f'<div class="board phase-{b["phase"]}" '
+        f'data-round="{game_number}-{b["round_number"]}">',
+        "away": countdown,
+        "roundline": f'<p class="roundline"><span>{said}</span>\0<span>{to}</span></p>',
+        "log": log,
+        **_forms(urls, w),
+    }
+
+
+def _forms(urls: dict, w: dict) -> dict[str, str]:
+    """The reactions and leave forms of a table in one language (the same for every
+    push of it: built once)."""
+    t = i18n.catalog()
+    key = (id(t), urls["react"], urls["leave"])
+    found = _FORMS.get(key)
+    if found is not None and found[0] is t:
+        return found[1]
     from .reactions import choices  # reactions' views import the table's
 
     react = escape(urls["react"])
@@ -213,12 +231,7 @@ def _common(ctx, b: dict, w: dict) -> dict[str, str]:
         for key, emoji, label in choices()
     )
     leave = escape(urls["leave"])
-    return {
-        "head": f'<div class="board phase-{b["phase"]}" '
-        f'data-round="{game_number}-{b["round_number"]}">',
-        "away": countdown,
-        "roundline": f'<p class="roundline"><span>{said}</span>\0<span>{to}</span></p>',
-        "log": log,
+    forms = {
         "reactions": f'<form method="post" action="{react}" hx-post="{react}" hx-swap="none" '
         f'class="reactions" role="group" aria-label="{w["reactions"]}">\n'
         f'<input type="hidden" name="csrf_token" value="\0">{buttons}</form>',
@@ -227,6 +240,13 @@ def _common(ctx, b: dict, w: dict) -> dict[str, str]:
         f'<input type="hidden" name="csrf_token" value="\0">'
         f'<button class="small quiet">{w["leave"]}</button></form>',
     }
+    if len(_FORMS) >= 4096:
+        _FORMS.clear()
+    _FORMS[key] = (t, forms)
+    return forms
+
+
+_FORMS: dict[tuple, tuple] = {}
 
 
 def _mine_html(ctx, b: dict, w: dict, memo: dict, csrf, version) -> str:

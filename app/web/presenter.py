@@ -89,6 +89,7 @@ class Shared:
         ]
         rematch = self.votes.get("rematch", [])
         self.rematch_names = [s["name"] for s in self.seats if s["id"] in rematch]
+        self.banners: dict[tuple, dict] = {}  # see `board`
         if self.game is None:
             return
         v = view(self.game, None)
@@ -160,6 +161,12 @@ def board(shared: Shared, me: Seat | None, mode: str | None = None) -> dict:
             "face_up": shared.opponent[my_id]["face_up"],
             "is_ender": rnd["ender"] == my_id,
         }
+    # The banner reads nothing of the viewer but these: the players waiting for the one
+    # whose turn it is share one.
+    key = (my_turn, setup_left, drawn, mode)
+    said = shared.banners.get(key)
+    if said is None:
+        said = shared.banners[key] = banner(v, names, my_id, my_turn, setup_left, drawn, mode)
     votes = shared.votes
     my_seat_id = me.id if me is not None else None
     top = rnd["discard_top"]
@@ -182,7 +189,7 @@ def board(shared: Shared, me: Seat | None, mode: str | None = None) -> dict:
         # The drawn card may be discarded by turning a card over (else: discarded alone).
         "face_down_left": any(a["type"] == "discard_drawn" and a["flip"] for a in legal),
         "setup_left": setup_left,
-        "banner": banner(v, names, my_id, my_turn, setup_left, drawn, mode),
+        "banner": said,
         "log": shared.log,
         "result": round_result(game, rnd["result"], names, my_id) if rnd["result"] else None,
         "ranking": ranking(v, names, my_id) if v["ranking"] else None,
@@ -211,7 +218,24 @@ def presses(legal, mode: str | None) -> dict[tuple[int, int], str]:
 
 
 def verb(kind: str, cell: str, top, drawn) -> str:
-    """What pressing a card does, said with where it is (for screen readers)."""
+    """What pressing a card does, said with where it is (for screen readers): worked out
+    once per card, move and language (the player whose turn it is has up to 12)."""
+    t = i18n.catalog()
+    key = (id(t), kind, cell, top if kind == "take_discard" else drawn)
+    found = _VERBS.get(key)
+    if found is not None and found[0] is t:
+        return found[1]
+    said = _verb(kind, cell, top, drawn)
+    if len(_VERBS) >= 20_000:
+        _VERBS.clear()
+    _VERBS[key] = (t, said)
+    return said
+
+
+_VERBS: dict[tuple, tuple] = {}
+
+
+def _verb(kind: str, cell: str, top, drawn) -> str:
     if kind == "reveal":
         return _("Turn over. %(cell)s", cell=cell)
     if kind == "discard_drawn":

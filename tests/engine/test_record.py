@@ -12,6 +12,7 @@ from engine_helpers import (
     DECK,
     build_deck,
     do_step,
+    fixed_game,
     load_conformance,
     players,
     quick_record_game,
@@ -213,6 +214,26 @@ def test_record_keeps_a_forfeit_after_the_scoring():
     replayed = replay(record)
     assert replayed.rounds[0].result == game.rounds[0].result
     assert replayed.forfeited == ["p2"]
+
+
+@pytest.mark.parametrize("leaver", ["p1", "p2"])
+def test_a_game_ended_before_the_first_turn_replays_to_the_same_state(leaver):
+    """Both first flips add up alike, so lots choose who starts; a forfeit then ends the
+    game before anyone plays. The record names no starter (nobody played a turn), so the
+    game over is nobody's turn, stored and replayed alike."""
+    grid = [[5, 5, 1, 2], [3, 4, 6, 7], [8, 9, 10, 11]]
+    game = fixed_game([grid, grid], discard=0)
+    for p in ("p1", "p2"):
+        game.apply(p, Reveal(0, 0))
+        game.apply(p, Reveal(0, 1))
+    assert game.round.turn in ("p1", "p2")
+    game.apply(leaver, Forfeit())
+    assert game.is_over and game.round.turn is None
+    record = json.loads(json.dumps(to_record(game)))
+    assert record["rounds"][0]["starter"] is None
+    again = replay(record)
+    assert again.round.turn is None
+    assert to_record(again) == record
 
 
 # ----- the conformance records ------------------------------------------------------
