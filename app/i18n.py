@@ -57,6 +57,21 @@ def catalog():
     return found if found is not None else get_translations()
 
 
+def per_catalog(cache: dict, key: tuple, build, limit: int = 4096):
+    """`build()` for `key` in the current language, built once per catalog and kept in
+    `cache`. Keyed by the catalog's id and checked by identity (a new catalog cannot be
+    taken for an old one whose id it reuses); cleared whole when `limit` is reached."""
+    t = catalog()
+    found = cache.get((id(t), *key))
+    if found is not None and found[0] is t:
+        return found[1]
+    if len(cache) >= limit:
+        cache.clear()
+    value = build()
+    cache[(id(t), *key)] = (t, value)
+    return value
+
+
 @contextmanager
 def speaking(lang: str):
     """Flask-Babel's language forced to `lang` and its catalog bound (`bound`), as a

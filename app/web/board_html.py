@@ -28,15 +28,14 @@ __all__ = ["hidden", "path_for", "table_html", "table_section", "words"]
 def words() -> dict[str, Markup]:
     """The board's fixed phrases (and formats) in the current language, translated once
     per catalog: every viewer of every push shows them."""
-    t = i18n.catalog()
-    found = _words.get(id(t))
-    if found is None or found[0] is not t:
-        said = {key: Markup(text) for key, text in _phrases().items()}
-        found = _words[id(t)] = (t, said)
-    return found[1]
+    return i18n.per_catalog(_words, (), _marked_phrases)
 
 
-_words: dict[int, tuple] = {}  # id(catalog) -> (catalog, phrases): a few languages
+def _marked_phrases() -> dict[str, Markup]:
+    return {key: Markup(text) for key, text in _phrases().items()}
+
+
+_words: dict[tuple, tuple] = {}  # one entry per language
 
 
 def _phrases() -> dict[str, str]:
@@ -218,11 +217,11 @@ def _common(ctx, b: dict, w: dict) -> dict[str, str]:
 def _forms(urls: dict, w: dict) -> dict[str, str]:
     """The reactions and leave forms of a table in one language (the same for every
     push of it: built once)."""
-    t = i18n.catalog()
-    key = (id(t), urls["react"], urls["leave"])
-    found = _FORMS.get(key)
-    if found is not None and found[0] is t:
-        return found[1]
+    key = (urls["react"], urls["leave"])
+    return i18n.per_catalog(_FORMS, key, lambda: _build_forms(urls, w))
+
+
+def _build_forms(urls: dict, w: dict) -> dict[str, str]:
     from .reactions import choices  # reactions' views import the table's
 
     react = escape(urls["react"])
@@ -231,7 +230,7 @@ def _forms(urls: dict, w: dict) -> dict[str, str]:
         for key, emoji, label in choices()
     )
     leave = escape(urls["leave"])
-    forms = {
+    return {
         "reactions": f'<form method="post" action="{react}" hx-post="{react}" hx-swap="none" '
         f'class="reactions" role="group" aria-label="{w["reactions"]}">\n'
         f'<input type="hidden" name="csrf_token" value="\0">{buttons}</form>',
@@ -240,10 +239,6 @@ def _forms(urls: dict, w: dict) -> dict[str, str]:
         f'<input type="hidden" name="csrf_token" value="\0">'
         f'<button class="small quiet">{w["leave"]}</button></form>',
     }
-    if len(_FORMS) >= 4096:
-        _FORMS.clear()
-    _FORMS[key] = (t, forms)
-    return forms
 
 
 _FORMS: dict[tuple, tuple] = {}

@@ -66,16 +66,8 @@ def opponent_html(o: dict, slot: str, show_totals: bool, phase: str) -> Markup:
     """Another player's box as everyone else sees it, built once per state of the box
     and language (most boxes do not change from one push to the next); `slot` is their
     reaction slot."""
-    t = i18n.catalog()
-    key = (*(o[k] for k in BOX), o["grid_html"], slot, show_totals, phase, id(t))
-    found = _BOXES.get(key)
-    if found is not None and found[0] is t:
-        return found[1]
-    html = _box(o, slot, show_totals, phase)
-    if len(_BOXES) >= _CELLS_MAX:
-        _BOXES.clear()
-    _BOXES[key] = (t, html)
-    return html
+    key = (*(o[k] for k in BOX), o["grid_html"], slot, show_totals, phase)
+    return i18n.per_catalog(_BOXES, key, lambda: _box(o, slot, show_totals, phase), _CELLS_MAX)
 
 
 _BOXES: dict[tuple, tuple] = {}

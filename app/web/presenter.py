@@ -220,16 +220,8 @@ def presses(legal, mode: str | None) -> dict[tuple[int, int], str]:
 def verb(kind: str, cell: str, top, drawn) -> str:
     """What pressing a card does, said with where it is (for screen readers): worked out
     once per card, move and language (the player whose turn it is has up to 12)."""
-    t = i18n.catalog()
-    key = (id(t), kind, cell, top if kind == "take_discard" else drawn)
-    found = _VERBS.get(key)
-    if found is not None and found[0] is t:
-        return found[1]
-    said = _verb(kind, cell, top, drawn)
-    if len(_VERBS) >= 20_000:
-        _VERBS.clear()
-    _VERBS[key] = (t, said)
-    return said
+    key = (kind, cell, top if kind == "take_discard" else drawn)
+    return i18n.per_catalog(_VERBS, key, lambda: _verb(kind, cell, top, drawn), 20_000)
 
 
 _VERBS: dict[tuple, tuple] = {}

@@ -98,15 +98,14 @@ def reaction_slot(code: str, player_id: str, oob: bool = False) -> Markup:
 def choices() -> list[tuple[str, str, str]]:
     """The reactions offered, with their labels in the current language (worked out
     once per catalog: every viewer of every push is offered them)."""
-    t = i18n.catalog()
-    found = _choices.get(id(t))
-    if found is None or found[0] is not t:
-        labels = [(key, emoji, str(label)) for key, (emoji, label) in CHOICES.items()]
-        found = _choices[id(t)] = (t, labels)
-    return found[1]
+    return i18n.per_catalog(_choices, (), _labelled)
 
 
-_choices: dict[int, tuple] = {}  # id(catalog) -> (catalog, choices): a few languages
+def _labelled() -> list[tuple[str, str, str]]:
+    return [(key, emoji, str(label)) for key, (emoji, label) in CHOICES.items()]
+
+
+_choices: dict[tuple, tuple] = {}  # one entry per language
 
 
 @bp.post("/<code>/react")
