@@ -53,3 +53,10 @@ def post_worker_init(worker):
     are gone before they would be promoted (README, "One process under load")."""
     gc.freeze()
     gc.set_threshold(10_000, 50, 100)
+    # Headers and body in one send (app.serving): imported here, in the worker, once the
+    # app is loaded (never in the master, before gevent patches the workers).
+    from gunicorn.http import wsgi
+
+    from app.serving import one_send
+
+    one_send(wsgi.Response)

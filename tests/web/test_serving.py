@@ -1,0 +1,79 @@
+"""gunicorn's answers with headers and body in one send (app.serving), byte for byte
+what gunicorn itself would have sent."""
+
+from __future__ import annotations
+
+import pytest
+from gunicorn import util
+from gunicorn.config import Config
+from gunicorn.http.wsgi import Response
+
+from app.serving import one_send
+
+
+class OneSend(Response):
+    pass
+
+
+one_send(OneSend)
+
+
+class Request:
+    version = (1, 1)
+    method = "GET"
+
+    def should_close(self) -> bool:
+        return False
+
+
+class Socket:
+    def __init__(self):
+        self.sends: list[bytes] = []
+
+    def sendall(self, data: bytes) -> None:
+        self.sends.append(data)
+
+
+def answer(response_class, headers, body: list[bytes]) -> list[bytes]:
+    sock = Socket()
+    resp = response_class(Request(), sock, Config())
+    resp.start_response("200 OK", headers)
+    for part in body:
+        resp.write(part)
+    resp.close()
+    return sock.sends
+
+
+@pytest.fixture(autouse=True)
+def fixed_date(monkeypatch):
+    monkeypatch.setattr(util, "http_date", lambda *a: "Tue, 01 Dec 2026 10:00:00 GMT")
+
+
+def test_an_answer_of_known_length_is_one_send_of_the_same_bytes():
+    headers = [("Content-Type", "text/html"), ("Content-Length", "11")]
+    plain = answer(Response, headers, [b"hello world"])
+    sends = answer(OneSend, headers, [b"hello world"])
+    assert len(plain) == 2  # gunicorn's own: the headers, then the body
+    assert sends == [b"".join(plain)]
+    assert sends[0].startswith(b"HTTP/1.1 200 OK\r\n")
+    assert b"Connection: keep-alive\r\n" in sends[0]
+    assert sends[0].endswith(b"\r\n\r\nhello world")
+
+
+def test_the_length_cap_and_later_writes_stay_gunicorns():
+    headers = [("Content-Length", "8")]
+    plain = answer(Response, headers, [b"hello", b" world"])
+    sends = answer(OneSend, headers, [b"hello", b" world"])
+    assert b"".join(sends) == b"".join(plain)
+    assert sends[0].endswith(b"\r\n\r\nhello") and sends[1:] == [b" wo"]
+
+
+def test_a_chunked_answer_and_an_empty_one_are_sent_as_gunicorn_sends_them():
+    for headers, body in (([("Content-Type", "text/plain")], [b"abc", b"de"]), ([], [])):
+        assert answer(OneSend, headers, body) == answer(Response, headers, body)
+
+
+def test_installing_twice_wraps_once():
+    write = OneSend.write
+    one_send(OneSend)
+    assert OneSend.write is write
