@@ -18,6 +18,7 @@ from ..engine import DiscardDrawn, Draw, KeepDrawn, Reveal, TakeDiscard
 from ..engine.rules import BOUNDS
 from ..presence import presence
 from .auth import signed_in
+from .board_html import table_html
 from .lobby import remember_seat
 from .render import pushed_answer, table_context
 from .security import csrf_token
@@ -75,6 +76,10 @@ def render_table(code: str, *, status: int = 200, page: bool = False, snap=None,
         ctx["csrf"] = csrf_token()
         user = signed_in()
         ctx["join_name"] = user.username if user else ""  # prefilled in the join form
+        if request.htmx and not page and snap.table.status != snap.table.LOBBY:
+            # The partial is only the section, built in Python as a push builds it:
+            # the `?mode=` links and stale answers skip the template and its context.
+            return table_html(ctx), status
         template = "pages/table.html" if page or not request.htmx else "partials/_table.html"
         return render_template(template, **ctx), status
 
