@@ -4,7 +4,6 @@ others' sockets as an out-of-band #table, and a (re)connect gets the table at on
 from __future__ import annotations
 
 import json
-import random
 import sqlite3
 import time
 
@@ -220,27 +219,3 @@ def test_pushes_are_deflated_afresh_and_read_back_whole():
         browser.receive_data(frame)
         (got,) = browser.events()
         assert got.data == html
-
-
-@pytest.mark.parametrize("window_bits", [None, 9])
-def test_pushes_larger_than_the_compressors_window_read_back_whole(window_bits):
-    """The server compresses with a 16 KB window (or the smaller one a browser asked
-    for): a push of any size, repeating itself further back than that, reads back whole."""
-    asked = PerMessageDeflate(server_max_window_bits=window_bits)
-    browser = WSConnection(ConnectionType.CLIENT)
-    server = WSConnection(ConnectionType.SERVER)
-    server.receive_data(browser.send(Request(host="localhost", target="/ws", extensions=[asked])))
-    request = next(server.events())
-    assert isinstance(request, Request)
-    offered = FreshDeflate()
-    browser.receive_data(server.send(AcceptConnection(extensions=[offered])))
-    assert isinstance(next(browser.events()), AcceptConnection)
-    assert offered.server_max_window_bits == (window_bits or 15)
-    rng = random.Random(5)
-    block = "".join(f"<li>{rng.randrange(10**6)}</li>" for _ in range(2500))  # ~30 KB
-    html = f'<section id="table" data-version="1">{block}{block}</section>'
-    frame = server.send(TextMessage(data=html))
-    assert frame[0] & 0x40 and len(frame) < len(html)
-    browser.receive_data(frame)
-    (got,) = browser.events()
-    assert got.data == html
