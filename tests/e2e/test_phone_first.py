@@ -222,6 +222,8 @@ def test_seven_opponents_all_in_view(server, new_context, screenshots, size):
     settle(host)
     names = [n.inner_text() for n in host.locator(".opponent .oname").all()]
     assert len(names) == 7
+    # The header is one line, at phone size too: the board starts right under it.
+    assert host.locator("header.top").evaluate("el => el.getBoundingClientRect().height") <= 64
     for name in names:
         grid = host.get_by_role("group", name=f"{name}'s grid", exact=True)
         expect(grid).to_be_visible()
