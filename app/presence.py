@@ -44,8 +44,12 @@ class Presence:
 
     # ----- sockets and requests ----------------------------------------------------
     def opened(self, code: str, seat_id: int | None) -> None:
+        """A socket of this seat opened. The listeners hear of it only if the seat was
+        away: a page's socket opens just after its request made the seat present, and
+        the others' pages already show that (the socket itself is sent its own view)."""
         if seat_id is None:
             return
+        was_present = self._is_present(code, seat_id)
         with self._lock:
             seats = self._sockets.setdefault(code, {})
             seats[seat_id] = seats.get(seat_id, 0) + 1
@@ -53,7 +57,8 @@ class Presence:
         if first:
             if self.shared is not None:
                 self.shared.opened(code, seat_id)
-            self._notify(code, seat_id, True)
+            if not was_present:
+                self._notify(code, seat_id, True)
 
     def closed(self, code: str, seat_id: int | None) -> None:
         if seat_id is None:
@@ -71,10 +76,20 @@ class Presence:
             seen[seat_id] = max(seen.get(seat_id, 0.0), time.time())
         if self.shared is not None:
             self.shared.closed(code, seat_id)
-        self._notify(code, seat_id, False)
+        if not self._is_present(code, seat_id):  # else: a request or another process's socket
+            self._notify(code, seat_id, False)
 
     def touch(self, code: str, seat_id: int) -> None:
-        """A request from this seat: present for a while even without a socket."""
+        """A request from this seat: present for a while even without a socket. The
+        listeners hear of it when the seat was away (the others' pages show it back)."""
+        was_present = self._is_present(code, seat_id)
+        self.arrived(code, seat_id)
+        if not was_present:
+            self._notify(code, seat_id, True)
+
+    def arrived(self, code: str, seat_id: int) -> None:
+        """`touch` without telling the listeners: for a seat taken in a change, whose
+        push shows it present already."""
         until = time.time() + self.REQUEST_PRESENCE
         with self._lock:
             seen = self._seen.setdefault(code, {})
@@ -98,6 +113,20 @@ class Presence:
             mine = set(self._sockets.get(code, ())) | recent
         shared = self.shared.present(code, now) if self.shared is not None else None
         return mine | (shared or set())
+
+    def _is_present(self, code: str, seat_id: int) -> bool:
+        """This seat counts as present: this process's knowledge first (no Redis read
+        for a seat seen here lately), then every process's."""
+        now = time.time()
+        with self._lock:
+            if seat_id in self._sockets.get(code, ()):
+                return True
+            if self._seen.get(code, {}).get(seat_id, 0.0) > now:
+                return True
+        if self.shared is None:
+            return False
+        shared = self.shared.present(code, now)
+        return shared is not None and seat_id in shared
 
     def absent_from(self, code: str, seat_id: int) -> float | None:
         """From when this seat is away: None while it has an open socket; else the end
