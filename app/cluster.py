@@ -1,7 +1,8 @@
 """The multi-process mode (PostgreSQL + Redis), plugged into the change step's seams:
 
 - transport: a committed change is pushed to this process's sockets and announced on
-  Redis (app.broker); other processes push it to theirs, rendering from PostgreSQL.
+  Redis (app.broker) with the committed snapshot; other processes push it to theirs,
+  rendering from that snapshot (from PostgreSQL when they resync after lost messages).
 - presence: shared in Redis, with expiry (app.broker), behind app.presence's methods.
 - scheduler: each table's next automatic step is a row of `Due` (time, version). Every
   process polls for due rows, claims a batch with FOR UPDATE SKIP LOCKED (so processes
@@ -271,34 +272,45 @@ class SharedPresence:
 
 
 class Fanout:
-    """Pushes between processes: announce our committed changes on Redis; push the other
-    processes' changes to our sockets (rendered from the database), one push at a time
-    per table, coalescing the changes that arrive meanwhile."""
+    """Pushes between processes: announce our committed changes on Redis, each with its
+    snapshot; push the other processes' changes to our sockets (rendered from the
+    snapshot they sent, or the table as stored), one push at a time per table,
+    coalescing the changes that arrive meanwhile (the newest snapshot wins)."""
 
-    def __init__(self, app, broker, hub):
+    def __init__(self, app, broker, hub, store):
         self.app = app
         self.broker = broker
         self.hub = hub
+        self.store = store  # app.tables.store.Store: snapshots from messages
         self._lock = threading.Lock()
-        self._pending: dict[str, str] = {}  # code -> what to push next ("table" wins)
+        # code -> (what to push next ("table" wins), the newest snapshot sent or None)
+        self._pending: dict[str, tuple[str, dict | None]] = {}
         self._running: set[str] = set()
 
-    def publish(self, code: str, what: str, version: int | None) -> None:
-        self.broker.publish(code, what, version)
+    def publish(self, code: str, what: str, snapshot) -> None:
+        from .tables.store import snapshot_message
 
-    def received(self, code: str, what: str, version: int | None) -> None:
+        if snapshot is None:  # a presence change: the others render what they have
+            self.broker.publish(code, what, None)
+        else:
+            self.broker.publish(code, what, snapshot.version, state=snapshot_message(snapshot))
+
+    def received(
+        self, code: str, what: str, version: int | None, state: dict | None = None
+    ) -> None:
         conns = self.hub.connections(code)
         if not conns:
             return
         if version is not None and all(c.sent_version >= version for c in conns):
             return  # every socket here already has it
-        self._queue(code, what)
+        self._queue(code, what, state)
 
     def resync(self) -> None:
         """After (re)connecting to Redis: changes may have been missed meanwhile, so every
-        table with a socket here is pushed as it is now (sockets skip what they have)."""
+        table with a socket here is pushed as it is stored now (sockets skip what they
+        have)."""
         for code in self.hub.codes():
-            self._queue(code, "table")
+            self._queue(code, "table", reload=True)
 
     def event(self, code: str, name: str, data) -> None:
         """Another process's event (a reaction), shown to our sockets at the table, as a
@@ -308,10 +320,14 @@ class Fanout:
             with self.app.test_request_context(base_url=conns[0].base_url):
                 self.hub.show_event(code, name, data)
 
-    def _queue(self, code: str, what: str) -> None:
+    def _queue(self, code: str, what: str, state: dict | None = None, reload=False) -> None:
+        """`reload`: push the table as stored (messages may have been lost)."""
         with self._lock:
-            previous = self._pending.get(code)
-            self._pending[code] = "table" if "table" in (previous, what) else what
+            before, kept = self._pending.get(code, (None, None))
+            if state is None or (kept is not None and _version(kept) > _version(state)):
+                state = None if reload else kept
+            what = "table" if "table" in (before, what) else what
+            self._pending[code] = (what, state)
             if code in self._running:
                 return
             self._running.add(code)
@@ -320,10 +336,11 @@ class Fanout:
     def _drain(self, code: str) -> None:
         while True:
             with self._lock:
-                what = self._pending.pop(code, None)
-                if what is None:
+                pending = self._pending.pop(code, None)
+                if pending is None:
                     self._running.discard(code)
                     return
+            what, state = pending
             conns = self.hub.connections(code)
             if not conns:
                 continue
@@ -331,9 +348,14 @@ class Fanout:
                 # As a request from the sockets' page: links and form actions come out
                 # relative, as in the pushes of the process that made the change.
                 with self.app.test_request_context(base_url=conns[0].base_url):
-                    self.hub.push_local(code, what)
+                    snap = self.store.from_message(state) if state is not None else None
+                    self.hub.push_local(code, what, snap)
             except Exception:
                 log.exception("pushing table %s from another process failed", code)
+
+
+def _version(state: dict) -> int:
+    return state["t"]["version"]
 
 
 def init_app(app) -> DueScheduler:
@@ -345,7 +367,7 @@ def init_app(app) -> DueScheduler:
     from .tables import automation, store
 
     broker = Broker(app.config["REDIS_URL"], app.config["REDIS_PREFIX"])
-    fanout = Fanout(app, broker, hub)
+    fanout = Fanout(app, broker, hub, store)
     hub.set_fanout(fanout.publish)
 
     def notify(code: str, seat_id: int, present: bool) -> None:

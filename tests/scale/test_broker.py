@@ -28,7 +28,10 @@ def pair(redis_prefix):
 
 def listen(b: Broker):
     got, resyncs = queue.Queue(), queue.Queue()
-    b.listen(lambda code, what, version: got.put((code, what, version)), lambda: resyncs.put(1))
+    b.listen(
+        lambda code, what, version, state: got.put((code, what, version, state)),
+        lambda: resyncs.put(1),
+    )
     assert resyncs.get(timeout=5) == 1, "the first connection resyncs too"
     assert b.listening.wait(5)
     return got, resyncs
@@ -48,7 +51,10 @@ def test_a_change_published_by_one_process_reaches_the_other(pair):
     got, _ = listen(b)
     own, _ = listen(a)
     assert a.publish("ABCDEF", "table", 7)
-    assert got.get(timeout=2) == ("ABCDEF", "table", 7)
+    assert got.get(timeout=2) == ("ABCDEF", "table", 7, None)
+    state = {"t": {"code": "ABCDEF", "version": 8, "state": {"rounds": []}}, "s": []}
+    assert a.publish("ABCDEF", "table", 8, state=state)
+    assert got.get(timeout=2) == ("ABCDEF", "table", 8, state)
     with pytest.raises(queue.Empty):
         own.get(timeout=0.3)  # a process does not hear its own changes back
 
@@ -60,7 +66,7 @@ def test_the_listener_reconnects_and_resyncs_after_its_connection_is_killed(pair
     assert resyncs.get(timeout=5) == 1  # reconnected: every table of B is pushed again
     assert b.listening.wait(5)
     assert a.publish("ABCDEF", "lobby", 9)
-    assert got.get(timeout=2) == ("ABCDEF", "lobby", 9)
+    assert got.get(timeout=2) == ("ABCDEF", "lobby", 9, None)
 
 
 def test_without_redis_publishing_fails_fast_and_says_so():
