@@ -150,10 +150,9 @@ def seats_of(table: Table | str) -> list[Seat]:
 def snapshot_message(snap: Snapshot) -> dict:
     """A committed snapshot as the other processes need it to push it without reading
     it back (app.cluster): the row as stored (its state holds the current round) and the
-    seats, without their tokens (secrets that no rendering uses). Never sent to a browser:
-    each socket still gets its own player's view."""
-    seats = [{k: v for k, v in s.__data__.items() if k != "token"} for s in snap.seats]
-    return {"t": snap.table.__data__, "s": seats}
+    seats (their tokens too: visitors are recognised from the known seats). Only ever
+    between the server's processes: each socket still gets its own player's view."""
+    return {"t": snap.table.__data__, "s": [s.__data__ for s in snap.seats]}
 
 
 def _row_from(model, data: dict, dates: tuple[str, ...]):
@@ -366,6 +365,13 @@ class Store:
     def cached(self) -> int:
         with self._guard:
             return len(self._cache)
+
+    def known_seats(self, code: str) -> list[Seat] | None:
+        """The seats of the newest snapshot of this table this process knows, if any
+        (who a visitor is, without a query: app.accounts.find_seat)."""
+        with self._guard:
+            hit = self._cache.get(code)
+        return hit.seats if hit is not None else None
 
     def game_record(self, code: str, number: int) -> GameRecord | None:
         code = (code or "").strip().upper()

@@ -37,7 +37,7 @@ def play_a_game(browser, end_score: int) -> None:
 
 
 def seats_of(snap):
-    return [(s.id, s.position, s.name, s.bot, s.user_id, s.left) for s in snap.seats]
+    return [(s.id, s.position, s.name, s.bot, s.user_id, s.left, s.token) for s in snap.seats]
 
 
 def test_another_process_rebuilds_every_published_snapshot_from_its_message(browser, monkeypatch):
@@ -57,7 +57,6 @@ def test_another_process_rebuilds_every_published_snapshot_from_its_message(brow
         if snapshot is None:
             return
         message = orjson.loads(orjson.dumps(snapshot_message(snapshot)))  # as Redis has it
-        assert all("token" not in s for s in message["s"])  # seat secrets stay home
         hearing = True
         try:
             heard.append((other.from_message(message), snapshot))
