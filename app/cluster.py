@@ -231,6 +231,32 @@ class SharedPresence:
                 self._cache.clear()
         return live, seen
 
+    def recent(self, code: str) -> list | None:
+        """[when it was read (wall clock), {seat: socket until}, {seat: last seen}]: this
+        process's read of the table's presence if it is still fresh, to send with a
+        change, so the other processes render it without reading Redis again (the
+        processes' clocks agree: presence times are wall-clock times anyway)."""
+        now = time.monotonic()
+        with self._lock:
+            hit = self._cache.get(code)
+        if hit is None or now - hit[0] >= self.CACHE_SECONDS:
+            return None
+        return [time.time() - (now - hit[0]), hit[1], hit[2]]
+
+    def prime(self, code: str, recent: list) -> None:
+        """Take another process's read (`recent`) if it is still fresh."""
+        read, live, seen = recent
+        age = time.time() - float(read)
+        if not 0 <= age < self.CACHE_SECONDS:
+            return
+        read_at = time.monotonic() - age
+        live = {int(seat): float(until) for seat, until in live.items()}
+        seen = {int(seat): float(until) for seat, until in seen.items()}
+        with self._lock:
+            hit = self._cache.get(code)
+            if hit is None or hit[0] < read_at:
+                self._cache[code] = (read_at, live, seen)
+
     def present(self, code: str, now: float) -> set[int] | None:
         shared = self.table(code)
         if shared is None:
@@ -277,11 +303,12 @@ class Fanout:
     snapshot they sent, or the table as stored), one push at a time per table,
     coalescing the changes that arrive meanwhile (the newest snapshot wins)."""
 
-    def __init__(self, app, broker, hub, store):
+    def __init__(self, app, broker, hub, store, shared=None):
         self.app = app
         self.broker = broker
         self.hub = hub
         self.store = store  # app.tables.store.Store: snapshots from messages
+        self.shared = shared  # SharedPresence: its fresh reads travel with the changes
         self._lock = threading.Lock()
         # code -> (what to push next ("table" wins), the newest snapshot sent or None)
         self._pending: dict[str, tuple[str, dict | None]] = {}
@@ -292,8 +319,12 @@ class Fanout:
 
         if snapshot is None:  # a presence change: the others render what they have
             self.broker.publish(code, what, None)
-        else:
-            self.broker.publish(code, what, snapshot.version, state=snapshot_message(snapshot))
+            return
+        state = snapshot_message(snapshot)
+        recent = self.shared.recent(code) if self.shared is not None else None
+        if recent is not None:
+            state["pr"] = recent
+        self.broker.publish(code, what, snapshot.version, state=state)
 
     def received(
         self, code: str, what: str, version: int | None, state: dict | None = None
@@ -348,7 +379,11 @@ class Fanout:
                 # As a request from the sockets' page: links and form actions come out
                 # relative, as in the pushes of the process that made the change.
                 with self.app.test_request_context(base_url=conns[0].base_url):
-                    snap = self.store.from_message(state) if state is not None else None
+                    snap = None
+                    if state is not None:
+                        if state.get("pr") and self.shared is not None:
+                            self.shared.prime(code, state["pr"])
+                        snap = self.store.from_message(state)
                     self.hub.push_local(code, what, snap)
             except Exception:
                 log.exception("pushing table %s from another process failed", code)
@@ -367,14 +402,14 @@ def init_app(app) -> DueScheduler:
     from .tables import automation, store
 
     broker = Broker(app.config["REDIS_URL"], app.config["REDIS_PREFIX"])
-    fanout = Fanout(app, broker, hub, store)
-    hub.set_fanout(fanout.publish)
 
     def notify(code: str, seat_id: int, present: bool) -> None:
         with app.app_context():  # listeners push and schedule, from the heartbeat thread
             presence._notify(code, seat_id, present)
 
     shared = SharedPresence(broker, presence.held, notify)
+    fanout = Fanout(app, broker, hub, store, shared)
+    hub.set_fanout(fanout.publish)
     presence.share(shared)
     shared.start()
     hub.set_announcer(lambda code, name, data: broker.publish(code, name, None, data))

@@ -8,6 +8,7 @@ import queue
 import threading
 import time
 
+import orjson
 import pytest
 import redis
 
@@ -122,6 +123,29 @@ def test_each_process_sees_the_sockets_and_requests_of_the_others(pair):
     on_a.closed("ABCDEF", 5)
     assert on_b.absent_from("ABCDEF", 5) == pytest.approx(time.time(), abs=2)
     assert on_b.present("ABCDEF") == {6}
+
+
+def test_a_fresh_read_of_presence_travels_with_a_change_and_spares_a_redis_read(pair):
+    a, b = pair
+    on_a, on_b = shared_presence(a), shared_presence(b)
+    on_a.opened("ABCDEF", 5)
+    on_b.touch("ABCDEF", 6)
+    assert on_a.present("ABCDEF") == {5, 6}  # A reads Redis for its change's push
+    recent = orjson.loads(
+        orjson.dumps(on_a.shared.recent("ABCDEF"), option=orjson.OPT_NON_STR_KEYS)
+    )
+    reads = []
+    table_presence = b.table_presence
+    b.table_presence = lambda code: reads.append(code) or table_presence(code)
+    on_b.shared._cache.clear()
+    on_b.shared.prime("ABCDEF", recent)  # B hears the change, with A's read
+    assert on_b.present("ABCDEF") == {5, 6} and reads == []
+    # A read older than the cache keeps is not taken: B reads Redis itself.
+    on_b.shared._cache.clear()
+    on_b.shared.prime("ABCDEF", [recent[0] - 1.0, {}, {}])
+    assert on_b.present("ABCDEF") == {5, 6} and reads == ["ABCDEF"]
+    time.sleep(on_a.shared.CACHE_SECONDS)
+    assert on_a.shared.recent("ABCDEF") is None  # too old to send
 
 
 def test_without_redis_presence_is_this_processs_own():
