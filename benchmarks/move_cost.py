@@ -253,15 +253,15 @@ def run(args, config: dict) -> None:
 
     per_move: list[float] = []
     reloads: list[float] = []  # another process reading the change back (--postgres)
-    heard: list[float] = []  # another process rebuilding it from its message (--postgres)
     published: list[bytes] = []  # the messages published on Redis (--postgres)
-    other = Store()  # the other process's store
+    measuring = [False]
     if args.postgres:
         redis_client = app.extensions["skymo_broker"].redis
         publish = redis_client.publish
 
         def keep(channel, message):
-            published[:] = [message]
+            if measuring[0]:
+                published.append(message)
             return publish(channel, message)
 
         redis_client.publish = keep
@@ -304,13 +304,8 @@ def run(args, config: dict) -> None:
             parts["rest"] = max(0.0, spent - sum(parts.values()))
             stages.append(parts)
             if args.postgres:
-                # What another process does with the change: rebuild the snapshot from
-                # the published message (its own store knows the earlier ones) ...
-                start = time.process_time()
-                message = orjson.loads(published[-1])
-                other.from_message(message["s"])
-                heard.append(time.process_time() - start)
-                # ... or, resyncing after lost messages, read it back from PostgreSQL.
+                # What another process does with the change (see `hear` for the rest):
+                # resyncing after lost messages, it reads it back from PostgreSQL.
                 tables.store.forget(code)
                 start = time.process_time()
                 tables.store.current(code)
@@ -327,10 +322,28 @@ def run(args, config: dict) -> None:
         for moves, measure in ((args.warmup, False), (args.moves, True)):
             if moves:
                 code, who, conns = open_table()
+                measuring[0] = measure
                 play(code, who, moves, measure)
+                measuring[0] = False
                 for conn in conns:
                     hub.remove(conn)
+        heard = hear(published)
     report(args, per_move, stages, state_sizes, votes, sent[0], client, reloads, heard)
+
+
+def hear(published: list[bytes]) -> list[float]:
+    """What another process spends rebuilding each change from its message (its own
+    store knows the earlier ones): done after the game, so that this process's objects
+    (its garbage collections) do not weigh on the moves measured."""
+    other = Store()
+    heard = []
+    for raw in published:
+        start = time.process_time()
+        message = orjson.loads(raw)
+        if message.get("s") is not None:
+            other.from_message(message["s"])
+            heard.append(time.process_time() - start)
+    return heard
 
 
 def window(values, lo, hi):
