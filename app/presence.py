@@ -37,8 +37,10 @@ class Presence:
         self.shared = store
 
     def on_change(self, listener: Callable[[str, int, bool], None]) -> None:
-        """listener(code, seat_id, present) runs when a seat's first socket opens or
-        its last one closes. Registering the same listener again does nothing."""
+        """listener(code, seat_id, present) runs when a seat comes back (a socket or a
+        request of a seat that was away) or goes away (its last socket closes and
+        nothing else keeps it present). Registering the same listener again does
+        nothing."""
         if listener not in self._listeners:
             self._listeners.append(listener)
 

@@ -35,7 +35,7 @@ def origin_ok() -> bool:
 
 
 def _show_presence(code: str, seat_id: int, present: bool) -> None:
-    """Show the others when someone's last socket closes or their first one opens."""
+    """Show the others when someone goes away or comes back (app.presence)."""
     hub.publish(code, "lobby")
 
 
