@@ -18,6 +18,7 @@ import time
 from collections import deque
 
 import peewee as pw
+import psycopg
 from playhouse.pool import MaxConnectionsExceeded
 from playhouse.postgres_ext import PooledPsycopg3Database
 
@@ -120,7 +121,7 @@ class PooledPostgres(PooledPsycopg3Database):
         Peewee DatabaseProxy, whose atomic() never reaches this class.
 
         BEGIN is not sent on its own: it goes with the transaction's first statement, in
-        one round trip (psycopg's pipeline mode)."""
+        one round trip."""
         borrowed = self.is_closed()
         if borrowed:
             self.connect()
@@ -166,14 +167,18 @@ class PooledPostgres(PooledPsycopg3Database):
         return pending
 
     def _send(self, statements: list[tuple[str, object]]):
-        """Run `statements` in one round trip; the last one's cursor."""
-        conn = self._state.conn
-        with pw.__exception_wrapper__, conn.pipeline():
-            for sql, params in statements[:-1]:
-                conn.execute(sql, params)
-            cursor = conn.cursor()
-            sql, params = statements[-1]
-            cursor.execute(sql, params or ())
+        """Run `statements` in one round trip: one query string, their values bound by
+        psycopg on this side (measured: less CPU than psycopg's pipeline mode, which
+        cost more than the separate statements). The cursor, at the last one's result;
+        a statement that fails stops the ones after it."""
+        cursor = psycopg.ClientCursor(self._state.conn)
+        with pw.__exception_wrapper__:
+            text = "; ".join(
+                sql if params is None else cursor.mogrify(sql, params) for sql, params in statements
+            )
+            cursor.execute(text)
+            for _ in statements[1:]:
+                cursor.nextset()
         return cursor
 
     def _hand_back(self) -> None:

@@ -153,12 +153,12 @@ def test_checkouts_wait_their_turn_in_order_and_no_longer_than_the_wait():
 def test_a_transactions_begin_and_its_last_write_travel_with_other_statements(pg_url, monkeypatch):
     """BEGIN goes with the transaction's first statement and a deferred write with the
     next statement or the COMMIT, each batch in one round trip: what is read and
-    committed is the same as statement by statement, and a failing write still fails
-    the transaction."""
+    committed is the same as statement by statement (values with quotes and percent
+    signs included), and a failing write still fails the transaction."""
     database = open_database(pg_url, pool_size=2, wait=1)
     db = pw.DatabaseProxy()
     db.initialize(database)
-    trips = []  # each network exchange: a statement alone, or a pipeline
+    trips = []  # each network exchange: a query string, or a pipeline
     pipeline, execute = psycopg.Connection.pipeline, psycopg.Cursor.execute
     in_pipeline = threading.local()
 
@@ -186,12 +186,19 @@ def test_a_transactions_begin_and_its_last_write_travel_with_other_statements(pg
             row = db.execute_sql("SELECT v FROM batched WHERE k = 1 FOR UPDATE").fetchone()
             assert row == (0,)
             database.defer("UPDATE batched SET v = %s WHERE k = 1", (row[0] + 1,))
-        assert trips == ["pipeline", "pipeline"]  # BEGIN + SELECT, UPDATE + COMMIT
+        assert len(trips) == 2  # BEGIN + SELECT, UPDATE + COMMIT
+        assert trips[0].startswith("BEGIN; SELECT") and trips[1].endswith("WHERE k = 1; COMMIT")
         assert db.execute_sql("SELECT v FROM batched").fetchone() == (1,)
 
         with db.atomic():  # a deferred write is seen by the transaction's next read
             database.defer("UPDATE batched SET v = 5 WHERE k = 1", ())
             assert db.execute_sql("SELECT v FROM batched").fetchone() == (5,)
+        awkward = """it's 100% "odd"; -- not a comment\\ %s"""
+        with db.atomic():
+            found = db.execute_sql("SELECT %s, v FROM batched WHERE k = %s", (awkward, 1))
+            assert found.fetchone() == (awkward, 5)
+            database.defer("INSERT INTO batched VALUES (%s, %s)", (2, len(awkward)))
+        assert db.execute_sql("SELECT v FROM batched WHERE k = 2").fetchone() == (len(awkward),)
         trips.clear()
         with db.atomic():  # nothing done: nothing sent
             pass
