@@ -29,6 +29,7 @@ class Presence:
         self._sockets: dict[str, dict[int, int]] = {}  # code -> seat id -> open sockets
         self._seen: dict[str, dict[int, float]] = {}  # code -> seat id -> present until
         self._listeners: list[Callable[[str, int, bool], None]] = []
+        self._shown: list[Callable[[str, int, bool], None]] = []
         self.started_at = time.time()
         self.shared = None  # app.cluster.SharedPresence in the multi-process mode
 
@@ -37,18 +38,22 @@ class Presence:
         self.shared = store
 
     def on_change(self, listener: Callable[[str, int, bool], None]) -> None:
-        """listener(code, seat_id, present) runs when a seat comes back (a socket or a
-        request of a seat that was away) or goes away (its last socket closes and
-        nothing else keeps it present). Registering the same listener again does
-        nothing."""
+        """listener(code, seat_id, present) runs when a seat's first socket opens or
+        its last one closes (the timers of absent players are worked out again).
+        Registering the same listener again does nothing."""
         if listener not in self._listeners:
             self._listeners.append(listener)
 
+    def on_shown(self, listener: Callable[[str, int, bool], None]) -> None:
+        """listener(code, seat_id, present) runs when what the others see changes: a
+        seat comes back (a socket or a request of a seat that was away) or goes away
+        (its last socket closes and nothing else keeps it present). A page's socket
+        opening just after its request made the seat present changes nothing there."""
+        if listener not in self._shown:
+            self._shown.append(listener)
+
     # ----- sockets and requests ----------------------------------------------------
     def opened(self, code: str, seat_id: int | None) -> None:
-        """A socket of this seat opened. The listeners hear of it only if the seat was
-        away: a page's socket opens just after its request made the seat present, and
-        the others' pages already show that (the socket itself is sent its own view)."""
         if seat_id is None:
             return
         was_present = self._is_present(code, seat_id)
@@ -59,8 +64,7 @@ class Presence:
         if first:
             if self.shared is not None:
                 self.shared.opened(code, seat_id)
-            if not was_present:
-                self._notify(code, seat_id, True)
+            self._notify(code, seat_id, True, shown=not was_present)
 
     def closed(self, code: str, seat_id: int | None) -> None:
         if seat_id is None:
@@ -78,16 +82,16 @@ class Presence:
             seen[seat_id] = max(seen.get(seat_id, 0.0), time.time())
         if self.shared is not None:
             self.shared.closed(code, seat_id)
-        if not self._is_present(code, seat_id):  # else: a request or another process's socket
-            self._notify(code, seat_id, False)
+        # Still present (a recent request, another process's socket): nothing to show.
+        self._notify(code, seat_id, False, shown=not self._is_present(code, seat_id))
 
     def touch(self, code: str, seat_id: int) -> None:
-        """A request from this seat: present for a while even without a socket. The
-        listeners hear of it when the seat was away (the others' pages show it back)."""
+        """A request from this seat: present for a while even without a socket. When
+        the seat was away, the others' pages show it back (`on_shown`)."""
         was_present = self._is_present(code, seat_id)
         self.arrived(code, seat_id)
         if not was_present:
-            self._notify(code, seat_id, True)
+            self._notify(code, seat_id, True, sockets=False)
 
     def arrived(self, code: str, seat_id: int) -> None:
         """`touch` without telling the listeners: for a seat taken in a change, whose
@@ -185,8 +189,12 @@ class Presence:
         with self._lock:
             return len(self._sockets), len(self._seen)
 
-    def _notify(self, code: str, seat_id: int, present: bool) -> None:
-        for listener in self._listeners:
+    def _notify(
+        self, code: str, seat_id: int, present: bool, sockets: bool = True, shown: bool = True
+    ) -> None:
+        """Tell the `on_change` listeners (`sockets`) and the `on_shown` ones (`shown`)."""
+        listeners = (self._listeners if sockets else []) + (self._shown if shown else [])
+        for listener in listeners:
             try:
                 listener(code, seat_id, present)
             except Exception:

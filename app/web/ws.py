@@ -154,7 +154,7 @@ def init_app(app) -> None:
     app.config["SOCK_SERVER_OPTIONS"].setdefault("thread_class", Background)
     # simple-websocket offers no setting for its extension: its handshake takes ours.
     simple_websocket.ws.PerMessageDeflate = FreshDeflate
-    presence.on_change(_show_presence)  # one function: registered once however many apps
+    presence.on_shown(_show_presence)  # one function: registered once however many apps
 
     @app.errorhandler(RemoteProtocolError)
     def _bad_handshake(exc):

@@ -65,6 +65,34 @@ def test_a_socket_opening_pushes_the_others_only_when_its_seat_was_away(app, bro
             hub.remove(bob_socket)
 
 
+def test_a_closing_socket_still_has_the_timers_worked_out_again(app, browser):
+    """Closing the last socket of a seat kept present by a recent request shows the
+    others nothing, but the timers of absent players are worked out again (they run
+    from the end of that request's presence)."""
+    ann, bob = browser(), browser()
+    code = ann.create("Ann")
+    bob.join(code, "Bob")
+    bob_id = seat_of(code, "Bob").id
+    changes, ann_pushes = [], []
+    ann_socket = Connection(code, seat_of(code, "Ann").id, ann.csrf, ann_pushes.append)
+
+    def heard(*change):
+        changes.append(change)
+
+    presence.on_change(heard)
+    try:
+        with app.test_request_context():
+            hub.add(ann_socket)
+            bob_socket = Connection(code, bob_id, bob.csrf, lambda html: None)
+            hub.add(bob_socket)
+            hub.remove(bob_socket)
+        assert (code, bob_id, True) in changes and changes[-1] == (code, bob_id, False)
+        assert ann_pushes == []
+    finally:
+        presence._listeners.remove(heard)
+        hub.remove(ann_socket)
+
+
 def test_a_request_of_a_seat_that_was_away_pushes_it_back(browser):
     """A player without a socket (no JavaScript) who comes back is shown here again."""
     ann, bob = browser(), browser()
