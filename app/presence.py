@@ -44,11 +44,13 @@ class Presence:
         if listener not in self._listeners:
             self._listeners.append(listener)
 
-    def on_shown(self, listener: Callable[[str, int, bool], None]) -> None:
-        """listener(code, seat_id, present) runs when what the others see changes: a
-        seat comes back (a socket or a request of a seat that was away) or goes away
-        (its last socket closes and nothing else keeps it present). A page's socket
-        opening just after its request made the seat present changes nothing there."""
+    def on_shown(self, listener: Callable[[str, int, bool, bool], None]) -> None:
+        """listener(code, seat_id, present, here_changed) runs when a seat's first
+        socket opens or its last one closes, and when a request brings back a seat that
+        was away. `here_changed`: whether the seat's "here"/"away" mark changes for the
+        others (a page's socket opening just after its request made the seat present
+        changes nothing there; in a game, the countdown for a seat without a socket
+        may)."""
         if listener not in self._shown:
             self._shown.append(listener)
 
@@ -64,7 +66,7 @@ class Presence:
         if first:
             if self.shared is not None:
                 self.shared.opened(code, seat_id)
-            self._notify(code, seat_id, True, shown=not was_present)
+            self._notify(code, seat_id, True, here_changed=not was_present)
 
     def closed(self, code: str, seat_id: int | None) -> None:
         if seat_id is None:
@@ -82,8 +84,8 @@ class Presence:
             seen[seat_id] = max(seen.get(seat_id, 0.0), time.time())
         if self.shared is not None:
             self.shared.closed(code, seat_id)
-        # Still present (a recent request, another process's socket): nothing to show.
-        self._notify(code, seat_id, False, shown=not self._is_present(code, seat_id))
+        # Still present (a recent request, another process's socket): the mark stays.
+        self._notify(code, seat_id, False, here_changed=not self._is_present(code, seat_id))
 
     def touch(self, code: str, seat_id: int) -> None:
         """A request from this seat: present for a while even without a socket. When
@@ -190,13 +192,15 @@ class Presence:
             return len(self._sockets), len(self._seen)
 
     def _notify(
-        self, code: str, seat_id: int, present: bool, sockets: bool = True, shown: bool = True
+        self, code: str, seat_id: int, present: bool, sockets: bool = True, here_changed=True
     ) -> None:
-        """Tell the `on_change` listeners (`sockets`) and the `on_shown` ones (`shown`)."""
-        listeners = (self._listeners if sockets else []) + (self._shown if shown else [])
-        for listener in listeners:
+        """Tell the `on_shown` listeners, and the `on_change` ones if a seat's sockets
+        changed (`sockets`)."""
+        calls = [(f, (code, seat_id, present)) for f in self._listeners] if sockets else []
+        calls += [(f, (code, seat_id, present, here_changed)) for f in self._shown]
+        for listener, args in calls:
             try:
-                listener(code, seat_id, present)
+                listener(*args)
             except Exception:
                 log.exception("presence listener failed")
 

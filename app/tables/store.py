@@ -367,6 +367,13 @@ class Store:
         with self._guard:
             return len(self._cache)
 
+    def in_play(self, code: str) -> bool:
+        """The newest snapshot this process knows has a game going (True when it knows
+        none: the caller then does what a game in play needs)."""
+        with self._guard:
+            hit = self._cache.get(code)
+        return hit is None or (hit.game is not None and hit.game.phase != GAME_OVER)
+
     def known_seats(self, code: str) -> list[Seat] | None:
         """The seats of the newest snapshot of this table this process knows, if any
         (who a visitor is, without a query: app.accounts.find_seat)."""

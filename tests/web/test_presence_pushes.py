@@ -1,13 +1,16 @@
-"""Who is here, pushed only when it changes what the others see: a socket that opens for
-a page whose request (or whose join) already made its seat present pushes nothing to the
-others; a seat that was away and comes back (a socket or a request) is pushed to them, as
-is one whose last socket closes and who is away from then on."""
+"""Who is here, pushed only when it changes what the others see: outside a game, a socket
+that opens for a page whose request (or whose join) already made its seat present pushes
+nothing to the others; a seat that was away and comes back (a socket or a request) is
+pushed to them, as is one whose last socket closes and who is away from then on. In a
+game every first socket opening and last one closing is pushed (the countdown for a
+player without a socket)."""
 
 from __future__ import annotations
 
 import re
 import time
 
+from table_helpers import playing
 from web_helpers import seat_of
 
 from app.hub import Connection, hub
@@ -110,3 +113,24 @@ def test_a_request_of_a_seat_that_was_away_pushes_it_back(browser):
         assert len(ann_pushes) == 1
     finally:
         hub.remove(ann_socket)
+
+
+def test_in_a_game_a_socket_opening_or_closing_is_pushed_to_the_others(app, browser):
+    """The countdown for a player without a socket starts and stops with their socket,
+    even while a recent request keeps them marked here."""
+    ann, bob = playing(browser)
+    code = ann.code
+    ann_pushes = []
+    ann_socket = Connection(code, seat_of(code, "Ann").id, ann.csrf, ann_pushes.append)
+    bob_socket = Connection(code, seat_of(code, "Bob").id, bob.csrf, lambda html: None)
+    with app.test_request_context():
+        hub.add(ann_socket)
+        try:
+            bob.get(f"/t/{code}")
+            ann_pushes.clear()
+            hub.add(bob_socket)
+            assert len(ann_pushes) == 1
+            hub.remove(bob_socket)
+            assert len(ann_pushes) == 2
+        finally:
+            hub.remove(ann_socket)
