@@ -13,13 +13,10 @@ from .reading import (
     _action,
     _clear_bonus,
     _estimate,
-    _flat,
     _lines,
-    _opponents,
-    _spread_reveal,
-    _stalling,
-    moves,
+    _reveal_spread,
 )
+from .sight import ViewSight
 
 GREEDY_TAKE = 5.0  # take the discard when it gains at least this much
 GREEDY_KEEP = 2.0  # keep a drawn card when it gains at least this much
@@ -105,37 +102,41 @@ _HIDDEN_WORTH = {HIDDEN: MEAN_CARD}
 
 
 def greedy_bot(view: dict, rng: random.Random) -> Action:
-    legal = moves(view)
-    kind = legal.stage
+    return greedy_play(ViewSight(view), rng)
+
+
+def greedy_play(sight, rng: random.Random) -> Action:
+    """The greedy move of `sight`'s player: `sight` is a Sight (read in place from the
+    game) or a ViewSight (read from a view); both show only what that player may see."""
+    kind = sight.stage()
     if kind is None:
         raise ValueError("the viewer has no move to make")
+    rules = sight.rules
+    cols = rules.cols
+    cells = sight.cells(sight.me)
     if kind == "setup":
-        return _spread_reveal(view, rng)
-    rules = view["rules"]
-    cols = rules["cols"]
-    rnd = view["round"]
-    cells = _flat(rnd["grids"][view["me"]])
-    lines = _lines(rules["rows"], cols, rules["clear_rows"])
+        return _reveal_spread(cells, sight.targets("reveal"), cols, rng)
+    lines = _lines(rules.rows, cols, rules.clear_rows)
     if kind == "take":
-        top = rnd["discard_top"]
-        i, gain = _best_place(cells, legal.of("take_discard"), top, lines, MEAN_CARD)
+        top = sight.discard_top()
+        i, gain = _best_place(cells, sight.targets("take_discard"), top, lines, MEAN_CARD)
         if gain >= GREEDY_TAKE and not (
             cells[i] == HIDDEN
             and cells.count(HIDDEN) == 1
-            and _greedy_fears_end(view, cells, i, top)
+            and _greedy_fears_end(sight, cells, i, top)
         ):
             return _action("take_discard", i, cols)
         return _action("draw", None, cols)
-    drawn = rnd["drawn"]
-    i, gain = _best_place(cells, legal.of("keep_drawn"), drawn, lines, MEAN_CARD)
-    flips = legal.of("discard_drawn")
+    drawn = sight.drawn()
+    i, gain = _best_place(cells, sight.targets("keep_drawn"), drawn, lines, MEAN_CARD)
+    flips = sight.targets("discard_drawn")
     if flips[0] is None:  # nothing left to turn over
         return _action("keep_drawn", i, cols) if gain > 0 else _action("discard_drawn", None, cols)
     keep = gain >= GREEDY_KEEP
     if len(flips) == 1 and (cells[i] == HIDDEN or not keep):
         # This move would turn my last card and end the round: only if it likely pays.
         ending_score = drawn if keep else MEAN_CARD
-        if _greedy_fears_end(view, cells, flips[0], ending_score):
+        if _greedy_fears_end(sight, cells, flips[0], ending_score):
             j, up_gain = _best_up_place(cells, drawn, lines)
             if j >= 0 and up_gain >= -3:
                 return _action("keep_drawn", j, cols)
@@ -155,17 +156,15 @@ def _best_up_place(cells: list[int], x: int, lines) -> tuple[int, float]:
     return best_i, best_gain
 
 
-def _greedy_fears_end(view: dict, cells: list[int], last: int, value: float) -> bool:
+def _greedy_fears_end(sight, cells: list[int], last: int, value: float) -> bool:
     """Would ending now (my last hidden card at `last` becoming `value`) likely be
     penalised? Opponents are valued at their face-up cards plus the mean per hidden one."""
-    rnd = view["round"]
-    if rnd["ender"] is not None:
+    if sight.ender() is not None:
         return False
-    if _stalling(rnd):
+    if sight.stalling():
         return False
     mine = _estimate(cells, MEAN_CARD) - MEAN_CARD + value
     if mine <= 0:
         return False
-    grids = rnd["grids"]
-    best_other = min(_estimate(_flat(grids[p]), MEAN_CARD) for p in _opponents(view))
+    best_other = min(_estimate(sight.cells(p), MEAN_CARD) for p in sight.opponents())
     return mine >= best_other
