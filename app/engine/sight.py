@@ -63,7 +63,7 @@ class Sight:
         return self._game.rules
 
     def stage(self) -> str | None:
-        """"setup", "take", "drawn" or None (no move now), as Game.stage."""
+        """My stage now: setup, take, drawn or None (no move), as Game.stage."""
         return self._game.stage(self.me)
 
     def _read(self, player: str) -> _Read:
