@@ -13,7 +13,6 @@ from .reading import (
     _action,
     _clear_bonus,
     _estimate,
-    _lines,
     _reveal_spread,
 )
 from .sight import ViewSight
@@ -111,15 +110,15 @@ def greedy_play(sight, rng: random.Random) -> Action:
     kind = sight.stage()
     if kind is None:
         raise ValueError("the viewer has no move to make")
-    rules = sight.rules
-    cols = rules.cols
-    cells = sight.cells(sight.me)
+    cols = sight.rules.cols
+    mine = sight.grid(sight.me)
+    cells = mine.cells
     if kind == "setup":
-        return _reveal_spread(cells, sight.targets("reveal"), cols, rng)
-    lines = _lines(rules.rows, cols, rules.clear_rows)
+        return _reveal_spread(cells, mine.down, cols, rng)
+    lines = sight.lines
     if kind == "take":
         top = sight.discard_top()
-        i, gain = _best_place(cells, sight.targets("take_discard"), top, lines, MEAN_CARD)
+        i, gain = _best_place(cells, mine.kept, top, lines, MEAN_CARD)
         if gain >= GREEDY_TAKE and not (
             cells[i] == HIDDEN
             and cells.count(HIDDEN) == 1
@@ -128,8 +127,8 @@ def greedy_play(sight, rng: random.Random) -> Action:
             return _action("take_discard", i, cols)
         return _action("draw", None, cols)
     drawn = sight.drawn()
-    i, gain = _best_place(cells, sight.targets("keep_drawn"), drawn, lines, MEAN_CARD)
-    flips = sight.targets("discard_drawn")
+    i, gain = _best_place(cells, mine.kept, drawn, lines, MEAN_CARD)
+    flips = mine.down
     if flips[0] is None:  # nothing left to turn over
         return _action("keep_drawn", i, cols) if gain > 0 else _action("discard_drawn", None, cols)
     keep = gain >= GREEDY_KEEP

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from operator import getitem
 
-from .reading import CLEARED, HIDDEN, STALL_EVENTS, _flat, _opponents, moves
+from .reading import CLEARED, HIDDEN, STALL_EVENTS, _flat, _lines, _opponents, moves
 from .state import DOWN, GONE, UP
 
 # A cell's code by its state and card: the value only when face up.
@@ -27,9 +27,13 @@ for _v in range(-2, 13):
 assert (DOWN, UP, GONE) == (0, 1, 2)
 
 
+_NOTHING_TO_TURN: list[int | None] = [None]
+
+
 class _Read:
     """One grid as read: copies of its values and states (to notice a change), its
-    codes, and the cells each kind of move may target."""
+    codes, and the cells moves may target: `down` (to turn over; [None] when there is
+    none left) and `kept` (to place a card on: every cell not cleared)."""
 
     __slots__ = ("values", "state", "cells", "down", "kept")
 
@@ -43,30 +47,42 @@ class _Read:
                 v if s == UP else HIDDEN if s == DOWN else CLEARED
                 for v, s in zip(values, state, strict=True)
             )
-        self.down = [i for i, s in enumerate(state) if s == DOWN]
-        self.kept = [i for i, s in enumerate(state) if s != GONE]
+        key = tuple(state)
+        targets = _TARGETS.get(key)
+        if targets is None:
+            if len(_TARGETS) > 4096:
+                _TARGETS.clear()
+            targets = _TARGETS[key] = (
+                [i for i, s in enumerate(state) if s == DOWN] or _NOTHING_TO_TURN,
+                [i for i, s in enumerate(state) if s != GONE],
+            )
+        self.down, self.kept = targets
+
+
+# A grid's states -> (face-down cells or [None], cells not cleared): shared lists, as the
+# legal actions' targets (Moves.of) give them for turning a card and placing one.
+_TARGETS: dict[tuple, tuple[list, list]] = {}
 
 
 class Sight:
     """Player `me`'s public information in `game`, read when asked (never copied)."""
 
-    __slots__ = ("_game", "me", "_grids")
+    __slots__ = ("_game", "me", "rules", "lines", "_grids")
 
     def __init__(self, game, me: str):
         self._game = game
         self.me = me
+        self.rules = game.rules  # frozen, public, the same all game
+        self.lines = _lines(self.rules.rows, self.rules.cols, self.rules.clear_rows)
         self._grids: dict[str, _Read] = {}
-
-    @property
-    def rules(self):
-        """The game's rules (a frozen RuleSet: public)."""
-        return self._game.rules
 
     def stage(self) -> str | None:
         """My stage now: setup, take, drawn or None (no move), as Game.stage."""
         return self._game.stage(self.me)
 
-    def _read(self, player: str) -> _Read:
+    def grid(self, player: str) -> _Read:
+        """`player`'s grid read: `cells` (flat codes: face-up values, else HIDDEN or
+        CLEARED), `down` (face-down cells), `kept` (cells not cleared)."""
         grid = self._game.rounds[-1].grids[player]
         found = self._grids.get(player)
         if found is None or found.state != grid.state or found.values != grid.values:
@@ -74,17 +90,7 @@ class Sight:
         return found
 
     def cells(self, player: str) -> tuple[int, ...]:
-        """`player`'s grid as flat codes: face-up values, else HIDDEN or CLEARED."""
-        return self._read(player).cells
-
-    def targets(self, kind: str) -> list[int | None]:
-        """The cells (flat indexes) my move of `kind` may target now, as Moves.of."""
-        read = self._read(self.me)
-        if kind == "take_discard" or kind == "keep_drawn":
-            return read.kept
-        if kind == "discard_drawn":
-            return read.down or _NOTHING_TO_TURN
-        return read.down  # reveal
+        return self.grid(player).cells
 
     def discard_top(self) -> int | None:
         discard = self._game.rounds[-1].discard
@@ -110,31 +116,30 @@ class Sight:
         return [p for p in self._game.rounds[-1].seating if p != me and p not in gone]
 
 
-_NOTHING_TO_TURN: list[int | None] = [None]
-
 
 class ViewSight:
     """The same questions answered from a view (view.py) or its JSON copy."""
 
-    __slots__ = ("view", "me", "_moves")
+    __slots__ = ("view", "me", "rules", "lines", "_moves")
 
     def __init__(self, view: dict):
         self.view = view
         self.me = view["me"]
+        self.rules = _RulesOfView(view["rules"])
+        self.lines = _lines(self.rules.rows, self.rules.cols, self.rules.clear_rows)
         self._moves = moves(view)
-
-    @property
-    def rules(self):
-        return _RulesOfView(self.view["rules"])
 
     def stage(self) -> str | None:
         return self._moves.stage
 
+    def grid(self, player: str) -> _ViewRead:
+        """The viewer's own grid as Sight.grid reads it (targets from the view's legal
+        actions, so only while the viewer has a move)."""
+        assert player == self.me
+        return _ViewRead(self.cells(player), self._moves)
+
     def cells(self, player: str) -> tuple[int, ...]:
         return _flat(self.view["round"]["grids"][player])
-
-    def targets(self, kind: str) -> list[int | None]:
-        return self._moves.of(kind)
 
     def discard_top(self) -> int | None:
         return self.view["round"]["discard_top"]
@@ -151,6 +156,16 @@ class ViewSight:
 
     def opponents(self) -> list[str]:
         return _opponents(self.view)
+
+
+class _ViewRead:
+    __slots__ = ("cells", "down", "kept")
+
+    def __init__(self, cells: tuple[int, ...], legal):
+        self.cells = cells
+        stage = legal.stage
+        self.down = legal.of("reveal" if stage == "setup" else "discard_drawn")
+        self.kept = legal.of("take_discard" if stage == "take" else "keep_drawn")
 
 
 class _RulesOfView:
