@@ -92,10 +92,11 @@ def _play(rules: RuleSet, bots: list[str], seed, game_id: str, max_turns: int) -
     rng = random.Random(f"{seed}:bots")
     # A bot that plays on a Sight reads the game in place (only what its player may
     # see); the others are handed a view.
-    sighted = {p.id: Sight(game, p.id) for p in players if p.bot in SIGHTED}
-    policy: dict[str, Callable] = {
-        p.id: SIGHTED[p.bot] if p.id in sighted else BOTS[p.bot] for p in players
+    seats: dict[str, tuple[Callable, Sight | None]] = {
+        p.id: (SIGHTED[p.bot], Sight(game, p.id)) if p.bot in SIGHTED else (BOTS[p.bot], None)
+        for p in players
     }
+    apply = game.apply
     turns = 0
     while True:
         phase = game.phase
@@ -104,15 +105,17 @@ def _play(rules: RuleSet, bots: list[str], seed, game_id: str, max_turns: int) -
         if phase == ROUND_OVER:
             game.start_next_round()
             continue
-        rnd = game.round
+        rnd = game.rounds[-1]
         if phase == SETUP:
             for pid in rnd.seating:
+                bot, sight = seats[pid]
                 while game.phase == SETUP and rnd.setup_left.get(pid, 0) > 0:
-                    game.apply(pid, policy[pid](sighted.get(pid) or view(game, pid), rng))
+                    apply(pid, bot(sight or view(game, pid), rng))
             continue
         pid = rnd.turn
-        action = policy[pid](sighted.get(pid) or view(game, pid), rng)
-        game.apply(pid, action)
+        bot, sight = seats[pid]
+        action = bot(sight or view(game, pid), rng)
+        apply(pid, action)
         if type(action) is not Draw:
             turns += 1
             if turns >= max_turns:

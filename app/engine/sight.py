@@ -13,6 +13,7 @@ keep their identity between turns (the bots cache by identity)."""
 
 from __future__ import annotations
 
+from functools import partial
 from operator import getitem
 
 from .reading import CLEARED, HIDDEN, STALL_EVENTS, _flat, _lines, _opponents, moves
@@ -67,18 +68,17 @@ _TARGETS: dict[tuple, tuple[list, list]] = {}
 class Sight:
     """Player `me`'s public information in `game`, read when asked (never copied)."""
 
-    __slots__ = ("_game", "me", "rules", "lines", "_grids")
+    __slots__ = ("_game", "me", "rules", "lines", "_grids", "stage")
 
     def __init__(self, game, me: str):
         self._game = game
         self.me = me
+        # stage(): my stage now (setup, take, drawn or None: no move), as Game.stage
+        # says it (bound once: a bot asks before every move).
+        self.stage = partial(game.stage, me)
         self.rules = game.rules  # frozen, public, the same all game
         self.lines = _lines(self.rules.rows, self.rules.cols, self.rules.clear_rows)
         self._grids: dict[str, _Read] = {}
-
-    def stage(self) -> str | None:
-        """My stage now: setup, take, drawn or None (no move), as Game.stage."""
-        return self._game.stage(self.me)
 
     def grid(self, player: str) -> _Read:
         """`player`'s grid read: `cells` (flat codes: face-up values, else HIDDEN or

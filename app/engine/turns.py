@@ -125,7 +125,7 @@ class Turns:
         self._maybe_finish_setup()
 
     def _take_discard(self, player_id: str, action: TakeDiscard) -> None:
-        card = self.round.discard.pop()
+        card = self.rounds[-1].discard.pop()
         move = {"player": player_id, "type": "take_discard", "row": action.row, "col": action.col}
         self._replace(player_id, action.row, action.col, card, move, "take_discard")
 
@@ -279,18 +279,21 @@ class Turns:
             )
 
     def _next_after(self, player_id: str) -> str:
-        seating = self.round.seating
+        seating = self.rounds[-1].seating
         start = seating.index(player_id)
-        for step in range(1, len(seating) + 1):
-            candidate = seating[(start + step) % len(seating)]
-            if candidate not in self.forfeited:
+        forfeited = self.forfeited
+        for candidate in seating[start + 1 :]:
+            if candidate not in forfeited:
+                return candidate
+        for candidate in seating[: start + 1]:
+            if candidate not in forfeited:
                 return candidate
         raise AssertionError("no active player left")
 
     def _end_turn(self, player_id: str) -> None:
         rnd = self.rounds[-1]
         if rnd.ender is None:
-            if rnd.grids[player_id].face_down_count() == 0:
+            if DOWN not in rnd.grids[player_id].state:
                 rnd.ender = player_id
                 rnd.log.append(Frozen({"type": "ended", "player": player_id}))
                 seating = rnd.seating
