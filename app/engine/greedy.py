@@ -81,7 +81,7 @@ def _most_worth(cells, targets, mean: float) -> tuple[tuple[float, ...], int]:
     that clears nothing, so a turn's take and keep share it (one cache entry a grid)."""
     if mean != MEAN_CARD:
         worth = _worth(cells, mean)
-        return worth, max(targets, key=worth.__getitem__)
+        return worth, _first_most(worth, targets)
     found = _MOST.get(id(cells))
     if found is not None and found[0] is cells:
         if found[2] is targets or found[2] == targets:
@@ -91,9 +91,16 @@ def _most_worth(cells, targets, mean: float) -> tuple[tuple[float, ...], int]:
         if len(_MOST) > 256:
             _MOST.clear()
         worth = tuple(map(_HIDDEN_WORTH.get, cells, cells))  # a face-down card: the mean
-    best = max(targets, key=worth.__getitem__)
+    best = _first_most(worth, targets)
     _MOST[id(cells)] = (cells, worth, targets, best)
     return worth, best
+
+
+def _first_most(worth, targets: list[int]) -> int:
+    """The first of `targets` (cell indexes in grid order) worth most."""
+    if len(targets) == len(worth):  # every cell, in order: found in C
+        return worth.index(max(worth))
+    return max(targets, key=worth.__getitem__)
 
 
 _MOST: dict[int, tuple] = {}

@@ -14,18 +14,13 @@ keep their identity between turns (the bots cache by identity)."""
 from __future__ import annotations
 
 from functools import partial
-from operator import getitem
 
 from .reading import CLEARED, HIDDEN, STALL_EVENTS, _flat, _lines, _opponents, moves
 from .state import DOWN, GONE, UP
 
-# A cell's code by its state and card: the value only when face up.
-_CODE = ({}, {}, {})
-for _v in range(-2, 13):
-    _CODE[DOWN][_v] = HIDDEN
-    _CODE[UP][_v] = _v
-    _CODE[GONE][_v] = CLEARED
-assert (DOWN, UP, GONE) == (0, 1, 2)
+# A cell's code by its state, or else (face up) its card: the value only when face up.
+_MASK = {DOWN: HIDDEN, GONE: CLEARED}
+assert UP not in _MASK
 
 
 _NOTHING_TO_TURN: list[int | None] = [None]
@@ -41,13 +36,7 @@ class _Read:
     def __init__(self, values: list[int], state: list[int]):
         self.values = values[:]
         self.state = state[:]
-        try:
-            self.cells = tuple(map(getitem, map(_CODE.__getitem__, state), values))
-        except KeyError:  # a card outside the deck's values (a test's grid)
-            self.cells = tuple(
-                v if s == UP else HIDDEN if s == DOWN else CLEARED
-                for v, s in zip(values, state, strict=True)
-            )
+        self.cells = tuple(map(_MASK.get, state, values))
         key = tuple(state)
         targets = _TARGETS.get(key)
         if targets is None:
