@@ -22,13 +22,13 @@ GREEDY_KEEP = 2.0  # keep a drawn card when it gains at least this much
 
 
 def _best_place(cells, targets, x: int, lines, mean: float) -> tuple[int, float]:
-    """Which of the `targets` (cells a face-up `x` may replace) gains most for this
-    grid: (index, points gained); the first such cell on a tie."""
+    """Which of the `targets` (cells a face-up `x` may replace, in grid order) gains
+    most for this grid: (index, points gained); the first such cell on a tie."""
     if x not in cells:  # no clear possible (it needs another card of the same value)
         if not targets:
             return -1, -1e9
-        worth, i = _most_worth(cells, targets, mean)
-        return i, worth[i] - x
+        i, worth = _most_worth(cells, targets, mean)
+        return i, worth - x
     # Only a cell on a line with another x can clear something: elsewhere the cell
     # worth most wins, and only the cells near an x are worth valuing one by one.
     near = set()
@@ -36,12 +36,13 @@ def _best_place(cells, targets, x: int, lines, mean: float) -> tuple[int, float]
         if v == x:
             for line in lines[j]:
                 near.update(line)
-    worth, best_i = _most_worth(cells, targets, mean)
+    best_i, best_worth = _most_worth(cells, targets, mean)
     if best_i not in near:
-        best_gain = worth[best_i] - x
+        best_gain = best_worth - x
         for i in sorted(near):
             if i in targets:
-                gain = worth[i] - x + _clear_bonus(cells, i, x, lines[i])
+                v = cells[i]
+                gain = (mean if v == HIDDEN else v) - x + _clear_bonus(cells, i, x, lines[i])
                 if gain > best_gain or (
                     gain == best_gain and targets.index(i) < targets.index(best_i)
                 ):
@@ -56,6 +57,23 @@ def _best_place(cells, targets, x: int, lines, mean: float) -> tuple[int, float]
         if gain > best_gain:
             best_i, best_gain = i, gain
     return best_i, best_gain
+
+
+def _most_worth(cells, targets: list[int], mean: float) -> tuple[int, float]:
+    """The first of `targets` worth most (a face-down card is worth `mean`) and its
+    worth: the same for any card that clears nothing."""
+    if len(targets) == len(cells):  # every cell, in order: found in C, no worth read
+        top = max(cells)  # the highest face-up card (the markers are lower than any)
+        if HIDDEN in cells and mean >= top:
+            hidden = cells.index(HIDDEN)
+            if mean > top:
+                return hidden, mean
+            first = min(hidden, cells.index(top))
+            return first, cells[first] if first != hidden else mean
+        return cells.index(top), top
+    worth = _worth(cells, mean)
+    best = max(targets, key=worth.__getitem__)
+    return best, worth[best]
 
 
 def _worth(cells, mean: float) -> tuple[float, ...]:
@@ -74,36 +92,6 @@ def _worth(cells, mean: float) -> tuple[float, ...]:
 
 
 _WORTH: dict[int, tuple] = {}
-
-
-def _most_worth(cells, targets, mean: float) -> tuple[tuple[float, ...], int]:
-    """The grid's worth and the first of `targets` worth most: the same for any card
-    that clears nothing, so a turn's take and keep share it (one cache entry a grid)."""
-    if mean != MEAN_CARD:
-        worth = _worth(cells, mean)
-        return worth, _first_most(worth, targets)
-    found = _MOST.get(id(cells))
-    if found is not None and found[0] is cells:
-        if found[2] is targets or found[2] == targets:
-            return found[1], found[3]
-        worth = found[1]
-    else:
-        if len(_MOST) > 256:
-            _MOST.clear()
-        worth = tuple(map(_HIDDEN_WORTH.get, cells, cells))  # a face-down card: the mean
-    best = _first_most(worth, targets)
-    _MOST[id(cells)] = (cells, worth, targets, best)
-    return worth, best
-
-
-def _first_most(worth, targets: list[int]) -> int:
-    """The first of `targets` (cell indexes in grid order) worth most."""
-    if len(targets) == len(worth):  # every cell, in order: found in C
-        return worth.index(max(worth))
-    return max(targets, key=worth.__getitem__)
-
-
-_MOST: dict[int, tuple] = {}
 _HIDDEN_WORTH = {HIDDEN: MEAN_CARD}
 
 
