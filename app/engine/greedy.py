@@ -32,10 +32,11 @@ def _best_place(cells, targets, x: int, lines, mean: float) -> tuple[int, float]
     # Only a cell on a line with another x can clear something: elsewhere the cell
     # worth most wins, and only the cells near an x are worth valuing one by one.
     near = set()
-    for j, v in enumerate(cells):
-        if v == x:
-            for line in lines[j]:
-                near.update(line)
+    j = -1
+    for _ in range(cells.count(x)):
+        j = cells.index(x, j + 1)
+        for line in lines[j]:
+            near.update(line)
     best_i, best_worth = _most_worth(cells, targets, mean)
     if best_i not in near:
         best_gain = best_worth - x

@@ -105,7 +105,6 @@ class Sight:
         return [p for p in self._game.rounds[-1].seating if p != me and p not in gone]
 
 
-
 class ViewSight:
     """The same questions answered from a view (view.py) or its JSON copy."""
 

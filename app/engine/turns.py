@@ -71,13 +71,14 @@ class Turns:
         if kind is TakeDiscard or kind is Draw:
             if rnd.drawn is not None:
                 raise IllegalMove("You have drawn a card: keep it or discard it")
-            if kind is TakeDiscard:
-                self._check_in_grid(grid, action.row, action.col)
+            if kind is TakeDiscard and grid.state[grid.index(action.row, action.col)] == GONE:
+                raise IllegalMove("That card was cleared from the grid")
             return
         if rnd.drawn is None:
             raise IllegalMove("Draw a card first")
         if kind is KeepDrawn:
-            self._check_in_grid(grid, action.row, action.col)
+            if grid.state[grid.index(action.row, action.col)] == GONE:
+                raise IllegalMove("That card was cleared from the grid")
             return
         if kind is DiscardDrawn:
             if action.flip is None:
@@ -87,11 +88,6 @@ class Turns:
                 self._check_face_down(grid, *action.flip)
             return
         raise IllegalMove("Unknown move")
-
-    @staticmethod
-    def _check_in_grid(grid: Grid, row: int, col: int) -> None:
-        if grid.state[grid.index(row, col)] == GONE:
-            raise IllegalMove("That card was cleared from the grid")
 
     @staticmethod
     def _check_face_down(grid: Grid, row: int, col: int) -> None:
@@ -121,7 +117,7 @@ class Turns:
                 }
             )
         )
-        self._clear(player_id)
+        self._clear(player_id, i)
         self._maybe_finish_setup()
 
     def _take_discard(self, player_id: str, action: TakeDiscard) -> None:
@@ -147,7 +143,7 @@ class Turns:
                 }
             )
         )
-        self._clear(player_id)
+        self._clear(player_id, row * self.rules.cols + col)
         self._end_turn(player_id)
 
     def _draw(self, player_id: str, action: Draw) -> None:
@@ -191,7 +187,7 @@ class Turns:
         rnd = self.rounds[-1]
         card, rnd.drawn = rnd.drawn, None
         rnd.discard.append(card)
-        flip = None
+        flip = i = None
         if action.flip is not None:
             grid = rnd.grids[player_id]
             i = grid.index(*action.flip)
@@ -207,7 +203,7 @@ class Turns:
         )
         event = {"type": "discard_drawn", "player": player_id, "value": card, "flip": flip}
         rnd.log.append(Frozen(event))
-        self._clear(player_id)
+        self._clear(player_id, i)
         self._end_turn(player_id)
 
     def _forfeit(self, player_id: str, action: Forfeit) -> None:
@@ -262,9 +258,20 @@ class Turns:
         rnd.discard.append(old)
         return old
 
-    def _clear(self, player_id: str) -> None:
+    def _clear(self, player_id: str, at: int | None = None) -> None:
+        """Clear the player's complete lines. `at`: the one cell that changed since the
+        last clear, so only a line through it can be complete (clears run after every
+        change): when both still hold a face-down card, nothing is looked at."""
         rnd = self.rounds[-1]
-        for kind, number, values in rnd.grids[player_id].clear_lines(self.rules.clear_rows):
+        grid = rnd.grids[player_id]
+        clear_rows = self.rules.clear_rows
+        if at is not None:
+            state, cols = grid.state, grid.cols
+            if DOWN in state[at % cols :: cols] and (
+                not clear_rows or DOWN in state[at - at % cols : at - at % cols + cols]
+            ):
+                return
+        for kind, number, values in grid.clear_lines(clear_rows):
             rnd.discard.extend(values)
             rnd.log.append(
                 Frozen(
