@@ -5,7 +5,19 @@ from __future__ import annotations
 
 from .actions import Action, DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
 from .frozen import Frozen
-from .state import DOWN, GAME_OVER, GONE, PLAY, ROUND_OVER, SCORING, SETUP, UP, Grid, IllegalMove
+from .state import (
+    DOWN,
+    GAME_OVER,
+    GONE,
+    PLAY,
+    ROUND_OVER,
+    SCORING,
+    SETUP,
+    UP,
+    Grid,
+    IllegalMove,
+    shuffle,
+)
 
 
 class Turns:
@@ -162,7 +174,7 @@ class Turns:
         cards = rnd.discard[:-1]
         if order is None:
             order = list(cards)
-            self._rng(rnd.number, "reshuffle", rnd.reshuffles).shuffle(order)
+            shuffle(self._rng(rnd.number, "reshuffle", rnd.reshuffles), order)
         elif sorted(order) != sorted(cards):
             raise IllegalMove("A reshuffle must use exactly the discard pile under its top card")
         rnd.reshuffles += 1
