@@ -141,7 +141,13 @@ class Turns:
         """The turns that put a card into the grid: the replaced card goes face up on
         the discard pile, lines clear, the turn ends."""
         rnd = self.rounds[-1]
-        old = self._place(player_id, row, col, card)
+        # The card goes face up at (row, col); the one it replaces, face up on the discard.
+        grid = rnd.grids[player_id]
+        i = grid.index(row, col)
+        old = grid.values[i]
+        grid.values[i] = card
+        grid.state[i] = UP
+        rnd.discard.append(old)
         rnd.moves.append(move)
         rnd.log.append(
             Frozen(
@@ -155,7 +161,7 @@ class Turns:
                 }
             )
         )
-        self._clear(player_id, row * self.rules.cols + col)
+        self._clear(player_id, i)
         self._end_turn(player_id)
 
     def _draw(self, player_id: str, action: Draw) -> None:
@@ -259,17 +265,6 @@ class Turns:
                 rnd.turn = self._next_after(player_id)
 
     # ----- helpers for moves ---------------------------------------------------------
-    def _place(self, player_id: str, row: int, col: int, card: int) -> int:
-        """Put `card` face up at (row, col); the replaced card goes face up on the discard."""
-        rnd = self.rounds[-1]
-        grid = rnd.grids[player_id]
-        i = grid.index(row, col)
-        old = grid.values[i]
-        grid.values[i] = card
-        grid.state[i] = UP
-        rnd.discard.append(old)
-        return old
-
     def _clear(self, player_id: str, at: int | None = None) -> None:
         """Clear the player's complete lines. `at`: the one cell that changed since the
         last clear, so only a line through it can be complete (clears run after every
