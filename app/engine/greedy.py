@@ -25,11 +25,7 @@ def _best_place(cells, targets, x: int, lines, mean: float) -> tuple[int, float]
     """Which of the `targets` (cells a face-up `x` may replace, in grid order) gains
     most for this grid: (index, points gained); the first such cell on a tie."""
     if x not in cells:  # no clear possible (it needs another card of the same value)
-        if len(targets) == len(cells):
-            top = max(cells)  # the highest face-up card: a bot's most asked question
-            if top > mean or HIDDEN not in cells:
-                return cells.index(top), top - x
-        elif not targets:
+        if not targets:
             return -1, -1e9
         i, worth = _most_worth(cells, targets, mean)
         return i, worth - x
