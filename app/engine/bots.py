@@ -3,6 +3,8 @@
 A bot receives `view(game, player)` (a JSON-able dict, see view.py) and a
 `random.Random`, and returns one legal `Action`. It never sees face-down values, the
 draw pile's order or another player's drawn card, because the view does not hold them.
+A bot in SIGHTED also plays on a `Sight` (sight.py): the same public information read
+in place from the game, for bot games without a view per change.
 What they share (reading a view) is in reading.py; this module keeps the registry.
 
 - `random`: any legal move (first a kind of move at random, then a position).
