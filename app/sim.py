@@ -30,8 +30,9 @@ from .engine import (
     to_record,
     view,
 )
-from .engine.bots import BOTS
+from .engine.bots import BOTS, SIGHTED
 from .engine.rules import check_player_count
+from .engine.sight import Sight
 
 DEFAULT_MAX_TURNS = 20_000  # per game; bot games take a few hundred turns
 PROGRESS_SECONDS = 3.0
@@ -68,7 +69,8 @@ def play_game(
     """Play one whole game between bots (one per seat) and return it.
 
     The game is over unless `max_turns` turns were played first (the game is then
-    returned as it stands). Bots only ever receive `view(game, player)`."""
+    returned as it stands). Bots only ever receive `view(game, player)`, or for those in
+    SIGHTED a `Sight(game, player)`: the same public information, read in place."""
     unknown = [b for b in bots if b not in BOTS]
     if unknown:
         raise ValueError(f"unknown bot {unknown[0]!r}")
@@ -88,7 +90,13 @@ def _play(rules: RuleSet, bots: list[str], seed, game_id: str, max_turns: int) -
     players = seat_players(bots)
     game = Game(players, rules, seed=seed, game_id=game_id)
     rng = random.Random(f"{seed}:bots")
-    policy: dict[str, Callable] = {p.id: BOTS[p.bot] for p in players}
+    # A bot that plays on a Sight reads the game in place (only what its player may
+    # see); the others are handed a view.
+    seats: dict[str, tuple[Callable, Sight | None]] = {
+        p.id: (SIGHTED[p.bot], Sight(game, p.id)) if p.bot in SIGHTED else (BOTS[p.bot], None)
+        for p in players
+    }
+    apply = game.apply
     turns = 0
     while True:
         phase = game.phase
@@ -97,15 +105,17 @@ def _play(rules: RuleSet, bots: list[str], seed, game_id: str, max_turns: int) -
         if phase == ROUND_OVER:
             game.start_next_round()
             continue
-        rnd = game.round
+        rnd = game.rounds[-1]
         if phase == SETUP:
             for pid in rnd.seating:
+                bot, sight = seats[pid]
                 while game.phase == SETUP and rnd.setup_left.get(pid, 0) > 0:
-                    game.apply(pid, policy[pid](view(game, pid), rng))
+                    apply(pid, bot(sight or view(game, pid), rng))
             continue
         pid = rnd.turn
-        action = policy[pid](view(game, pid), rng)
-        game.apply(pid, action)
+        bot, sight = seats[pid]
+        action = bot(sight or view(game, pid), rng)
+        apply(pid, action)
         if type(action) is not Draw:
             turns += 1
             if turns >= max_turns:

@@ -3,6 +3,8 @@
 A bot receives `view(game, player)` (a JSON-able dict, see view.py) and a
 `random.Random`, and returns one legal `Action`. It never sees face-down values, the
 draw pile's order or another player's drawn card, because the view does not hold them.
+A bot in SIGHTED also plays on a `Sight` (sight.py): the same public information read
+in place from the game, for bot games without a view per change.
 What they share (reading a view) is in reading.py; this module keeps the registry.
 
 - `random`: any legal move (first a kind of move at random, then a position).
@@ -28,6 +30,7 @@ from .greedy import (
     _greedy_fears_end,
     _worth,
     greedy_bot,
+    greedy_play,
 )
 from .reading import (
     CARD_VALUES,
@@ -56,6 +59,7 @@ from .strong import STRONG, _Knowledge, _phi, _Strong, play_mind, strong_bot
 # The names other modules import from here (the bots lived in this one module).
 __all__ = [
     "BOTS",
+    "SIGHTED",
     "CARD_VALUES",
     "CLEARED",
     "DECK_COUNTS",
@@ -86,6 +90,7 @@ __all__ = [
     "_worth",
     "choose",
     "greedy_bot",
+    "greedy_play",
     "has_move",
     "moves",
     "play_mind",
@@ -111,6 +116,10 @@ def random_bot(view: dict, rng: random.Random) -> Action:
 
 
 BOTS: dict[str, Bot] = {"random": random_bot, "greedy": greedy_bot, "strong": strong_bot}
+
+# Bots that also play on a Sight (sight.py): the player's public information read in
+# place, without a fresh view per change. Each makes the same move as on a view.
+SIGHTED = {"greedy": greedy_play}
 
 # The expert builds on the strong bot; it imports from here, so it comes last.
 from .expert import expert_bot  # noqa: E402

@@ -13,39 +13,37 @@ from .reading import (
     _action,
     _clear_bonus,
     _estimate,
-    _flat,
-    _lines,
-    _opponents,
-    _spread_reveal,
-    _stalling,
-    moves,
+    _reveal_spread,
 )
+from .sight import ViewSight
 
 GREEDY_TAKE = 5.0  # take the discard when it gains at least this much
 GREEDY_KEEP = 2.0  # keep a drawn card when it gains at least this much
 
 
 def _best_place(cells, targets, x: int, lines, mean: float) -> tuple[int, float]:
-    """Which of the `targets` (cells a face-up `x` may replace) gains most for this
-    grid: (index, points gained); the first such cell on a tie."""
+    """Which of the `targets` (cells a face-up `x` may replace, in grid order) gains
+    most for this grid: (index, points gained); the first such cell on a tie."""
     if x not in cells:  # no clear possible (it needs another card of the same value)
         if not targets:
             return -1, -1e9
-        worth, i = _most_worth(cells, targets, mean)
-        return i, worth[i] - x
+        i, worth = _most_worth(cells, targets, mean)
+        return i, worth - x
     # Only a cell on a line with another x can clear something: elsewhere the cell
     # worth most wins, and only the cells near an x are worth valuing one by one.
     near = set()
-    for j, v in enumerate(cells):
-        if v == x:
-            for line in lines[j]:
-                near.update(line)
-    worth, best_i = _most_worth(cells, targets, mean)
+    j = -1
+    for _ in range(cells.count(x)):
+        j = cells.index(x, j + 1)
+        for line in lines[j]:
+            near.update(line)
+    best_i, best_worth = _most_worth(cells, targets, mean)
     if best_i not in near:
-        best_gain = worth[best_i] - x
+        best_gain = best_worth - x
         for i in sorted(near):
             if i in targets:
-                gain = worth[i] - x + _clear_bonus(cells, i, x, lines[i])
+                v = cells[i]
+                gain = (mean if v == HIDDEN else v) - x + _clear_bonus(cells, i, x, lines[i])
                 if gain > best_gain or (
                     gain == best_gain and targets.index(i) < targets.index(best_i)
                 ):
@@ -60,6 +58,23 @@ def _best_place(cells, targets, x: int, lines, mean: float) -> tuple[int, float]
         if gain > best_gain:
             best_i, best_gain = i, gain
     return best_i, best_gain
+
+
+def _most_worth(cells, targets: list[int], mean: float) -> tuple[int, float]:
+    """The first of `targets` worth most (a face-down card is worth `mean`) and its
+    worth: the same for any card that clears nothing."""
+    if len(targets) == len(cells):  # every cell, in order: found in C, no worth read
+        top = max(cells)  # the highest face-up card (the markers are lower than any)
+        if HIDDEN in cells and mean >= top:
+            hidden = cells.index(HIDDEN)
+            if mean > top:
+                return hidden, mean
+            first = min(hidden, cells.index(top))
+            return first, cells[first] if first != hidden else mean
+        return cells.index(top), top
+    worth = _worth(cells, mean)
+    best = max(targets, key=worth.__getitem__)
+    return best, worth[best]
 
 
 def _worth(cells, mean: float) -> tuple[float, ...]:
@@ -78,64 +93,45 @@ def _worth(cells, mean: float) -> tuple[float, ...]:
 
 
 _WORTH: dict[int, tuple] = {}
-
-
-def _most_worth(cells, targets, mean: float) -> tuple[tuple[float, ...], int]:
-    """The grid's worth and the first of `targets` worth most: the same for any card
-    that clears nothing, so a turn's take and keep share it (one cache entry a grid)."""
-    if mean != MEAN_CARD:
-        worth = _worth(cells, mean)
-        return worth, max(targets, key=worth.__getitem__)
-    found = _MOST.get(id(cells))
-    if found is not None and found[0] is cells:
-        if found[2] is targets or found[2] == targets:
-            return found[1], found[3]
-        worth = found[1]
-    else:
-        if len(_MOST) > 256:
-            _MOST.clear()
-        worth = tuple(map(_HIDDEN_WORTH.get, cells, cells))  # a face-down card: the mean
-    best = max(targets, key=worth.__getitem__)
-    _MOST[id(cells)] = (cells, worth, targets, best)
-    return worth, best
-
-
-_MOST: dict[int, tuple] = {}
 _HIDDEN_WORTH = {HIDDEN: MEAN_CARD}
 
 
 def greedy_bot(view: dict, rng: random.Random) -> Action:
-    legal = moves(view)
-    kind = legal.stage
+    return greedy_play(ViewSight(view), rng)
+
+
+def greedy_play(sight, rng: random.Random) -> Action:
+    """The greedy move of `sight`'s player: `sight` is a Sight (read in place from the
+    game) or a ViewSight (read from a view); both show only what that player may see."""
+    kind = sight.stage()
     if kind is None:
         raise ValueError("the viewer has no move to make")
+    cols = sight.rules.cols
+    mine = sight.grid(sight.me)
+    cells = mine.cells
     if kind == "setup":
-        return _spread_reveal(view, rng)
-    rules = view["rules"]
-    cols = rules["cols"]
-    rnd = view["round"]
-    cells = _flat(rnd["grids"][view["me"]])
-    lines = _lines(rules["rows"], cols, rules["clear_rows"])
+        return _reveal_spread(cells, mine.down, cols, rng)
+    lines = sight.lines
     if kind == "take":
-        top = rnd["discard_top"]
-        i, gain = _best_place(cells, legal.of("take_discard"), top, lines, MEAN_CARD)
+        top = sight.discard_top()
+        i, gain = _best_place(cells, mine.kept, top, lines, MEAN_CARD)
         if gain >= GREEDY_TAKE and not (
             cells[i] == HIDDEN
             and cells.count(HIDDEN) == 1
-            and _greedy_fears_end(view, cells, i, top)
+            and _greedy_fears_end(sight, cells, i, top)
         ):
             return _action("take_discard", i, cols)
         return _action("draw", None, cols)
-    drawn = rnd["drawn"]
-    i, gain = _best_place(cells, legal.of("keep_drawn"), drawn, lines, MEAN_CARD)
-    flips = legal.of("discard_drawn")
+    drawn = sight.drawn()
+    i, gain = _best_place(cells, mine.kept, drawn, lines, MEAN_CARD)
+    flips = mine.down
     if flips[0] is None:  # nothing left to turn over
         return _action("keep_drawn", i, cols) if gain > 0 else _action("discard_drawn", None, cols)
     keep = gain >= GREEDY_KEEP
     if len(flips) == 1 and (cells[i] == HIDDEN or not keep):
         # This move would turn my last card and end the round: only if it likely pays.
         ending_score = drawn if keep else MEAN_CARD
-        if _greedy_fears_end(view, cells, flips[0], ending_score):
+        if _greedy_fears_end(sight, cells, flips[0], ending_score):
             j, up_gain = _best_up_place(cells, drawn, lines)
             if j >= 0 and up_gain >= -3:
                 return _action("keep_drawn", j, cols)
@@ -155,17 +151,15 @@ def _best_up_place(cells: list[int], x: int, lines) -> tuple[int, float]:
     return best_i, best_gain
 
 
-def _greedy_fears_end(view: dict, cells: list[int], last: int, value: float) -> bool:
+def _greedy_fears_end(sight, cells: list[int], last: int, value: float) -> bool:
     """Would ending now (my last hidden card at `last` becoming `value`) likely be
     penalised? Opponents are valued at their face-up cards plus the mean per hidden one."""
-    rnd = view["round"]
-    if rnd["ender"] is not None:
+    if sight.ender() is not None:
         return False
-    if _stalling(rnd):
+    if sight.stalling():
         return False
     mine = _estimate(cells, MEAN_CARD) - MEAN_CARD + value
     if mine <= 0:
         return False
-    grids = rnd["grids"]
-    best_other = min(_estimate(_flat(grids[p]), MEAN_CARD) for p in _opponents(view))
+    best_other = min(_estimate(sight.cells(p), MEAN_CARD) for p in sight.opponents())
     return mine >= best_other

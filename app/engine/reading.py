@@ -237,7 +237,11 @@ def _spread_reveal(view: dict, rng: random.Random) -> Action:
     """Setup: a face-down card, in a column with no face-up card if there is one."""
     cols = view["rules"]["cols"]
     cells = _flat(view["round"]["grids"][view["me"]])
-    hidden = moves(view).of("reveal")
+    return _reveal_spread(cells, moves(view).of("reveal"), cols, rng)
+
+
+def _reveal_spread(cells, hidden: list[int], cols: int, rng: random.Random) -> Action:
+    """Of the `hidden` cells, one in a column with no face-up card if there is one."""
     used = {i % cols for i, v in enumerate(cells) if v != HIDDEN and v != CLEARED}
     fresh = [i for i in hidden if i % cols not in used]
     return _action("reveal", rng.choice(fresh or hidden), cols)

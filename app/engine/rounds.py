@@ -17,6 +17,7 @@ from .state import (
     Grid,
     IllegalMove,
     Round,
+    shuffle,
 )
 
 
@@ -35,7 +36,7 @@ class Rounds:
             seating = self._seating_for(number, active)
         if deck is None:
             deck = list(DECK)
-            self._rng(number, "deck").shuffle(deck)
+            shuffle(self._rng(number, "deck"), deck)
             # The deck is listed in dealing order: grids, then discard, then draw pile.
         rnd = Round(number, list(seating))
         n = rules.cells

@@ -23,6 +23,21 @@ ROUND_OVER = "round_over"  # scored; waiting for start_next_round()
 GAME_OVER = "game_over"
 
 
+def shuffle(rng, cards: list) -> None:
+    """`rng.shuffle(cards)`: the very same order (every seeded game depends on it), in
+    one function for a whole deck (random.shuffle makes a Python call per card, and a
+    deal shuffles 150). tests/engine/test_scenarios_setup.py compares the two."""
+    getrandbits = rng.getrandbits
+    for i in range(len(cards) - 1, 0, -1):
+        # As Random._randbelow_with_getrandbits(i + 1): draw bits until below i + 1.
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
 class IllegalMove(Exception):
     """A move the rules do not allow; `reason` is written for the player."""
 

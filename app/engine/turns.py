@@ -5,7 +5,19 @@ from __future__ import annotations
 
 from .actions import Action, DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
 from .frozen import Frozen
-from .state import DOWN, GAME_OVER, GONE, PLAY, ROUND_OVER, SCORING, SETUP, UP, Grid, IllegalMove
+from .state import (
+    DOWN,
+    GAME_OVER,
+    GONE,
+    PLAY,
+    ROUND_OVER,
+    SCORING,
+    SETUP,
+    UP,
+    Grid,
+    IllegalMove,
+    shuffle,
+)
 
 
 class Turns:
@@ -71,13 +83,14 @@ class Turns:
         if kind is TakeDiscard or kind is Draw:
             if rnd.drawn is not None:
                 raise IllegalMove("You have drawn a card: keep it or discard it")
-            if kind is TakeDiscard:
-                self._check_in_grid(grid, action.row, action.col)
+            if kind is TakeDiscard and grid.state[grid.index(action.row, action.col)] == GONE:
+                raise IllegalMove("That card was cleared from the grid")
             return
         if rnd.drawn is None:
             raise IllegalMove("Draw a card first")
         if kind is KeepDrawn:
-            self._check_in_grid(grid, action.row, action.col)
+            if grid.state[grid.index(action.row, action.col)] == GONE:
+                raise IllegalMove("That card was cleared from the grid")
             return
         if kind is DiscardDrawn:
             if action.flip is None:
@@ -87,11 +100,6 @@ class Turns:
                 self._check_face_down(grid, *action.flip)
             return
         raise IllegalMove("Unknown move")
-
-    @staticmethod
-    def _check_in_grid(grid: Grid, row: int, col: int) -> None:
-        if grid.state[grid.index(row, col)] == GONE:
-            raise IllegalMove("That card was cleared from the grid")
 
     @staticmethod
     def _check_face_down(grid: Grid, row: int, col: int) -> None:
@@ -121,11 +129,11 @@ class Turns:
                 }
             )
         )
-        self._clear(player_id)
+        self._clear(player_id, i)
         self._maybe_finish_setup()
 
     def _take_discard(self, player_id: str, action: TakeDiscard) -> None:
-        card = self.round.discard.pop()
+        card = self.rounds[-1].discard.pop()
         move = {"player": player_id, "type": "take_discard", "row": action.row, "col": action.col}
         self._replace(player_id, action.row, action.col, card, move, "take_discard")
 
@@ -133,7 +141,13 @@ class Turns:
         """The turns that put a card into the grid: the replaced card goes face up on
         the discard pile, lines clear, the turn ends."""
         rnd = self.rounds[-1]
-        old = self._place(player_id, row, col, card)
+        # The card goes face up at (row, col); the one it replaces, face up on the discard.
+        grid = rnd.grids[player_id]
+        i = grid.index(row, col)
+        old = grid.values[i]
+        grid.values[i] = card
+        grid.state[i] = UP
+        rnd.discard.append(old)
         rnd.moves.append(move)
         rnd.log.append(
             Frozen(
@@ -147,7 +161,7 @@ class Turns:
                 }
             )
         )
-        self._clear(player_id)
+        self._clear(player_id, i)
         self._end_turn(player_id)
 
     def _draw(self, player_id: str, action: Draw) -> None:
@@ -166,7 +180,7 @@ class Turns:
         cards = rnd.discard[:-1]
         if order is None:
             order = list(cards)
-            self._rng(rnd.number, "reshuffle", rnd.reshuffles).shuffle(order)
+            shuffle(self._rng(rnd.number, "reshuffle", rnd.reshuffles), order)
         elif sorted(order) != sorted(cards):
             raise IllegalMove("A reshuffle must use exactly the discard pile under its top card")
         rnd.reshuffles += 1
@@ -191,7 +205,7 @@ class Turns:
         rnd = self.rounds[-1]
         card, rnd.drawn = rnd.drawn, None
         rnd.discard.append(card)
-        flip = None
+        flip = i = None
         if action.flip is not None:
             grid = rnd.grids[player_id]
             i = grid.index(*action.flip)
@@ -207,7 +221,7 @@ class Turns:
         )
         event = {"type": "discard_drawn", "player": player_id, "value": card, "flip": flip}
         rnd.log.append(Frozen(event))
-        self._clear(player_id)
+        self._clear(player_id, i)
         self._end_turn(player_id)
 
     def _forfeit(self, player_id: str, action: Forfeit) -> None:
@@ -251,20 +265,20 @@ class Turns:
                 rnd.turn = self._next_after(player_id)
 
     # ----- helpers for moves ---------------------------------------------------------
-    def _place(self, player_id: str, row: int, col: int, card: int) -> int:
-        """Put `card` face up at (row, col); the replaced card goes face up on the discard."""
+    def _clear(self, player_id: str, at: int | None = None) -> None:
+        """Clear the player's complete lines. `at`: the one cell that changed since the
+        last clear, so only a line through it can be complete (clears run after every
+        change): when both still hold a face-down card, nothing is looked at."""
         rnd = self.rounds[-1]
         grid = rnd.grids[player_id]
-        i = grid.index(row, col)
-        old = grid.values[i]
-        grid.values[i] = card
-        grid.state[i] = UP
-        rnd.discard.append(old)
-        return old
-
-    def _clear(self, player_id: str) -> None:
-        rnd = self.rounds[-1]
-        for kind, number, values in rnd.grids[player_id].clear_lines(self.rules.clear_rows):
+        clear_rows = self.rules.clear_rows
+        if at is not None:
+            state, cols = grid.state, grid.cols
+            if DOWN in state[at % cols :: cols] and (
+                not clear_rows or DOWN in state[at - at % cols : at - at % cols + cols]
+            ):
+                return
+        for kind, number, values in grid.clear_lines(clear_rows):
             rnd.discard.extend(values)
             rnd.log.append(
                 Frozen(
@@ -279,18 +293,21 @@ class Turns:
             )
 
     def _next_after(self, player_id: str) -> str:
-        seating = self.round.seating
+        seating = self.rounds[-1].seating
         start = seating.index(player_id)
-        for step in range(1, len(seating) + 1):
-            candidate = seating[(start + step) % len(seating)]
-            if candidate not in self.forfeited:
+        forfeited = self.forfeited
+        for candidate in seating[start + 1 :]:
+            if candidate not in forfeited:
+                return candidate
+        for candidate in seating[: start + 1]:
+            if candidate not in forfeited:
                 return candidate
         raise AssertionError("no active player left")
 
     def _end_turn(self, player_id: str) -> None:
         rnd = self.rounds[-1]
         if rnd.ender is None:
-            if rnd.grids[player_id].face_down_count() == 0:
+            if DOWN not in rnd.grids[player_id].state:
                 rnd.ender = player_id
                 rnd.log.append(Frozen({"type": "ended", "player": player_id}))
                 seating = rnd.seating

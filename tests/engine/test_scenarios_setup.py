@@ -265,3 +265,20 @@ def test_first_round_rule_for_a_missing_ender_draws_lots_on_ties():
             reveal(game, p, (0, 0), (0, 1), (1, 0))
         seen.add(game.round.starter)
     assert seen == {"p1", "p3"}
+
+
+def test_the_engines_shuffle_is_randoms_shuffle():
+    """Deals and reshuffles use state.shuffle, which must put cards in the very order
+    random.Random.shuffle does: every seeded game and record depends on it."""
+    import random
+
+    from app.engine.state import DECK, shuffle
+
+    for seed in range(200):
+        for cards in (list(DECK), list(range(seed % 40)), ["a"], []):
+            expected, mine = list(cards), list(cards)
+            theirs, rng = random.Random(f"deck-{seed}"), random.Random(f"deck-{seed}")
+            theirs.shuffle(expected)
+            shuffle(rng, mine)
+            assert mine == expected
+            assert rng.getstate() == theirs.getstate()  # the same bits drawn

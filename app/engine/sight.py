@@ -1,0 +1,165 @@
+"""What one player may see, read in place from the game: the bots' fast way in.
+
+A view (view.py) is a fresh, JSON-able copy of everything a player may know, built
+after every change. A bot game changes the table about 400 times, and most of a view
+goes unread: a `Sight` answers only the questions a bot asks, straight from the game,
+and hands out nothing a view would not show (no face-down value, no draw pile, no
+other player's drawn card). Bots that read a Sight (SIGHTED in bots.py) also read a
+view through `ViewSight`, which answers the same questions from a view.
+
+A grid is read as flat codes (reading.py): a face-up card's value, else HIDDEN or
+CLEARED. Each grid is read again only when it changed, so its codes and move targets
+keep their identity between turns (the bots cache by identity)."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from .reading import CLEARED, HIDDEN, STALL_EVENTS, _flat, _lines, _opponents, moves
+from .state import DOWN, GONE, UP
+
+# A cell's code by its state, or else (face up) its card: the value only when face up.
+_MASK = {DOWN: HIDDEN, GONE: CLEARED}
+assert UP not in _MASK
+
+
+_NOTHING_TO_TURN: list[int | None] = [None]
+
+
+class _Read:
+    """One grid as read: copies of its values and states (to notice a change), its
+    codes, and the cells moves may target: `down` (to turn over; [None] when there is
+    none left) and `kept` (to place a card on: every cell not cleared)."""
+
+    __slots__ = ("values", "state", "cells", "down", "kept")
+
+    def __init__(self, values: list[int], state: list[int]):
+        self.values = values[:]
+        self.state = state[:]
+        self.cells = tuple(map(_MASK.get, state, values))
+        key = tuple(state)
+        targets = _TARGETS.get(key)
+        if targets is None:
+            if len(_TARGETS) > 4096:
+                _TARGETS.clear()
+            targets = _TARGETS[key] = (
+                [i for i, s in enumerate(state) if s == DOWN] or _NOTHING_TO_TURN,
+                [i for i, s in enumerate(state) if s != GONE],
+            )
+        self.down, self.kept = targets
+
+
+# A grid's states -> (face-down cells or [None], cells not cleared): shared lists, as the
+# legal actions' targets (Moves.of) give them for turning a card and placing one.
+_TARGETS: dict[tuple, tuple[list, list]] = {}
+
+
+class Sight:
+    """Player `me`'s public information in `game`, read when asked (never copied)."""
+
+    __slots__ = ("_game", "me", "rules", "lines", "_grids", "stage")
+
+    def __init__(self, game, me: str):
+        self._game = game
+        self.me = me
+        # stage(): my stage now (setup, take, drawn or None: no move), as Game.stage
+        # says it (bound once: a bot asks before every move).
+        self.stage = partial(game.stage, me)
+        self.rules = game.rules  # frozen, public, the same all game
+        self.lines = _lines(self.rules.rows, self.rules.cols, self.rules.clear_rows)
+        self._grids: dict[str, _Read] = {}
+
+    def grid(self, player: str) -> _Read:
+        """`player`'s grid read: `cells` (flat codes: face-up values, else HIDDEN or
+        CLEARED), `down` (face-down cells), `kept` (cells not cleared)."""
+        grid = self._game.rounds[-1].grids[player]
+        found = self._grids.get(player)
+        if found is None or found.state != grid.state or found.values != grid.values:
+            found = self._grids[player] = _Read(grid.values, grid.state)
+        return found
+
+    def cells(self, player: str) -> tuple[int, ...]:
+        return self.grid(player).cells
+
+    def discard_top(self) -> int | None:
+        discard = self._game.rounds[-1].discard
+        return discard[-1] if discard else None
+
+    def drawn(self) -> int | None:
+        """The card I drew, if I hold one (nobody else's)."""
+        rnd = self._game.rounds[-1]
+        return rnd.drawn if rnd.turn == self.me else None
+
+    def ender(self) -> str | None:
+        return self._game.rounds[-1].ender
+
+    def stalling(self) -> bool:
+        """As reading._stalling: the round has gone on far longer than usual."""
+        rnd = self._game.rounds[-1]
+        return len(rnd.log) > STALL_EVENTS * len(rnd.seating)
+
+    def opponents(self) -> list[str]:
+        """The others still playing this round, in seating order."""
+        gone = self._game.forfeited
+        me = self.me
+        return [p for p in self._game.rounds[-1].seating if p != me and p not in gone]
+
+
+class ViewSight:
+    """The same questions answered from a view (view.py) or its JSON copy."""
+
+    __slots__ = ("view", "me", "rules", "lines", "_moves")
+
+    def __init__(self, view: dict):
+        self.view = view
+        self.me = view["me"]
+        self.rules = _RulesOfView(view["rules"])
+        self.lines = _lines(self.rules.rows, self.rules.cols, self.rules.clear_rows)
+        self._moves = moves(view)
+
+    def stage(self) -> str | None:
+        return self._moves.stage
+
+    def grid(self, player: str) -> _ViewRead:
+        """The viewer's own grid as Sight.grid reads it (targets from the view's legal
+        actions, so only while the viewer has a move)."""
+        assert player == self.me
+        return _ViewRead(self.cells(player), self._moves)
+
+    def cells(self, player: str) -> tuple[int, ...]:
+        return _flat(self.view["round"]["grids"][player])
+
+    def discard_top(self) -> int | None:
+        return self.view["round"]["discard_top"]
+
+    def drawn(self) -> int | None:
+        return self.view["round"]["drawn"]
+
+    def ender(self) -> str | None:
+        return self.view["round"]["ender"]
+
+    def stalling(self) -> bool:
+        rnd = self.view["round"]
+        return len(rnd["log"]) > STALL_EVENTS * len(rnd["seating"])
+
+    def opponents(self) -> list[str]:
+        return _opponents(self.view)
+
+
+class _ViewRead:
+    __slots__ = ("cells", "down", "kept")
+
+    def __init__(self, cells: tuple[int, ...], legal):
+        self.cells = cells
+        stage = legal.stage
+        self.down = legal.of("reveal" if stage == "setup" else "discard_drawn")
+        self.kept = legal.of("take_discard" if stage == "take" else "keep_drawn")
+
+
+class _RulesOfView:
+    """A view's rules dict read as a RuleSet's grid fields."""
+
+    __slots__ = ("rows", "cols", "clear_rows")
+
+    def __init__(self, rules: dict):
+        self.rows, self.cols, self.clear_rows = rules["rows"], rules["cols"], rules["clear_rows"]
