@@ -6,7 +6,18 @@ from __future__ import annotations
 import json
 import random
 
-from app.engine import DOWN, SETUP, Game, Player, RuleSet, to_record, view
+from app.engine import (
+    DOWN,
+    PLAY,
+    SETUP,
+    DiscardDrawn,
+    Game,
+    KeepDrawn,
+    Player,
+    RuleSet,
+    to_record,
+    view,
+)
 from app.engine.bots import BOTS, choose
 from app.engine.expert import Lookahead, expert_bot
 from app.sim import play_game
@@ -79,3 +90,29 @@ def test_the_expert_beats_greedy():
         ranking = play_game(RuleSet(), ["expert", "greedy"], f"expert-{i}").ranking()
         wins += any(e["player"] == "p1" and e["rank"] == 1 for e in ranking)
     assert wins / 120 >= 0.70
+
+
+def early_turn_with_drawn(drawn: int) -> Game:
+    """p1's first turn, a card drawn: 1 and 2 face up, ten cards face down."""
+    game = Game([Player("p1", "A"), Player("p2", "B")], seed=0)
+    rnd = game.round
+    rnd.setup_left = {"p1": 0, "p2": 0}
+    mine, theirs = rnd.grids["p1"], rnd.grids["p2"]
+    mine.values[:] = [1, 2, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0]
+    mine.state[:] = [1, 1] + [0] * 10
+    theirs.values[:] = [10] * 12
+    theirs.state[:] = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]
+    game.phase, rnd.turn = PLAY, "p1"
+    rnd.drawn = drawn
+    return game
+
+
+def test_the_expert_turns_a_card_rather_than_keep_a_mid_card_early():
+    """A drawn 4 early in a round: the strong bot keeps it on a face-down cell (a point
+    below the mean), the expert discards it and turns a card (tuned: worth more)."""
+    game = early_turn_with_drawn(4)
+    assert isinstance(choose("strong", view(game, "p1"), random.Random(0)), KeepDrawn)
+    assert isinstance(choose("expert", view(game, "p1"), random.Random(0)), DiscardDrawn)
+    # A low card is kept by both.
+    game = early_turn_with_drawn(2)
+    assert isinstance(choose("expert", view(game, "p1"), random.Random(0)), KeepDrawn)
