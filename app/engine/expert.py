@@ -315,6 +315,26 @@ def expert_bot(view: dict, rng: random.Random) -> Action:
     mind = _Expert(view, rng)
     chosen = mind.take_or_draw() if kind == "take" else mind.reply(view["round"]["drawn"])[1]
     look = Lookahead.of(view, mind, kind)
-    if look is None:
+    if look is not None:
+        chosen = look.best(chosen, rng)
+    if mind.stalling and not mind.last_turn and mind.hidden:
+        return _hurried(mind, kind, chosen)
+    return chosen
+
+
+def _hurried(mind: _Expert, kind: str, chosen: Action) -> Action:
+    """A round gone on far too long: every move of mine turns one of my face-down cards,
+    so that the round ends within a dozen of my turns. Valuing alone does not end it:
+    a table of experts can pass low cards round for ever, each taking the discard."""
+    cols = mind.cols
+    i = _as_option(chosen, cols)[1]
+    if i in mind.hidden:  # taken or kept onto a face-down cell, or a card turned
         return chosen
-    return look.best(chosen, rng)
+    if kind == "take":
+        return _action("draw", None, cols)
+    x = mind.rnd["drawn"]
+    value, i = min((mind.keep_value(i, x), i) for i in mind.hidden)
+    flip = mind._flip_choice
+    if flip is not None and flip[0] < value:
+        return _action("discard_drawn", flip[1], cols)
+    return _action("keep_drawn", i, cols)
