@@ -8,7 +8,18 @@ import secrets
 
 from flask_babel import gettext as _
 
-from ..engine import ROUND_OVER, SETUP, Action, Forfeit, Game, IllegalMove, Player, RuleSet, view
+from ..engine import (
+    ROUND_OVER,
+    SETUP,
+    Action,
+    Forfeit,
+    Game,
+    IllegalMove,
+    Player,
+    Reveal,
+    RuleSet,
+    view,
+)
 from ..engine.bots import choose
 from ..models import GameRecord, Seat, Table
 from ..presence import presence
@@ -66,17 +77,31 @@ def play(code: str, seat: Seat | None, action: Action, version) -> Snapshot:
         ch.game_changed = True
 
     # The status is checked before the version: a move at a finished table says so.
-    return step.change(code, _status_first(act, version), version=ANY_VERSION)
+    return step.change(code, _status_first(act, version, action), version=ANY_VERSION)
 
 
-def _status_first(act, version):
+def _status_first(act, version, action=None):
     def checked(ch: Change):
         if ch.table.status != Table.PLAYING:
             raise TableError(_("There is no game in progress."), 409)
-        step.check_version(ch.table, version)
+        if not _setup_reveal(ch, action, version):
+            step.check_version(ch.table, version)
         act(ch)
 
     return checked
+
+
+def _setup_reveal(ch: Change, action, version) -> bool:
+    """At the start of a round everyone turns their first cards at once, and each turn
+    changes the table's version. A player's own grid changes only by their own turns
+    then, so the reveal they chose on an older page is still what they meant: it counts
+    (the rules still refuse a card already face up, or one reveal too many)."""
+    if not isinstance(action, Reveal) or ch.game is None or ch.game.phase != SETUP:
+        return False
+    try:
+        return 0 < int(version) <= ch.table.version  # a page this table did show
+    except (TypeError, ValueError):
+        return False
 
 
 def _add_vote(ch: Change, key: str, seat: Seat) -> None:

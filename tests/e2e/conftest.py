@@ -109,3 +109,9 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if reruns and item.nodeid.startswith("tests/e2e/"):
             item.add_marker(pytest.mark.flaky(reruns=reruns, reruns_delay=1))
+
+
+@pytest.fixture(params=["phone", "desktop"])
+def size(request):
+    """Each test taking it runs at phone size (390×844) and at desktop size."""
+    return request.param

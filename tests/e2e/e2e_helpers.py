@@ -360,3 +360,21 @@ def audit(page: Page, where: str) -> list[str]:
     if overflow:
         problems.append(f"the document is {overflow}px wider than the viewport")
     return [f"{where}: {p}" for p in problems]
+
+
+SIZES = {"phone": PHONE, "desktop": DESKTOP}
+
+
+def shoot(page: Page, screenshots, name: str, size: str) -> None:
+    settle(page)
+    page.screenshot(path=screenshots / f"{name}-{size}.png")
+
+
+def in_view(page: Page, target) -> bool:
+    """The element (a selector or a locator) lies inside the viewport: nothing to scroll."""
+    loc = page.locator(target) if isinstance(target, str) else target
+    return loc.evaluate(
+        """el => { const r = el.getBoundingClientRect();
+           return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight
+                  && r.right <= innerWidth; }"""
+    )

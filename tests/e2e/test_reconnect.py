@@ -110,8 +110,12 @@ def test_a_dropped_socket_comes_back_with_the_moves_made_meanwhile(server, new_c
 
 def test_back_from_the_rules_page_shows_the_current_table(server, new_context):
     mover, watcher, _, player = two_players_in_play(server, new_context)
+    header = watcher.locator("header")
+    rules = header.get_by_role("link", name="Rules")
+    if not rules.is_visible():  # on a phone the rules are in the header's menu
+        header.locator("summary", has_text="Menu").click()
     with watcher.expect_navigation():
-        watcher.locator("header").get_by_role("link", name="Rules").click()
+        rules.click()
     expect(watcher.get_by_role("heading", name="How to play Skymo")).to_be_visible()
 
     assert act(mover, player) not in (None, "reveal")

@@ -1,5 +1,6 @@
 """Two POSTs for the same turn arriving together (threads released by a barrier): exactly
-one is applied, the other gets the current table back, the version moves once. Against
+one is applied, the other gets the current table back, the version moves once (setup
+reveals, each player's own, all count). Against
 the in-process app and against a real server process."""
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from live_helpers import (
 )
 
 from app import tables
-from app.engine import GAME_OVER, ROUND_OVER, Game
+from app.engine import GAME_OVER, ROUND_OVER, SETUP, Game
 from app.models import Seat, Table
 from tests.conftest import LiveServer
 
@@ -130,6 +131,9 @@ def play_races(side: Side, code: str, people: dict, rng: random.Random, races: i
         for status, text in results:
             assert status < 500, (status, text[:800])
         wins = [accepted(s, t, p[3]) for (s, t), p in zip(results, posts, strict=True)]
+        if game.phase == SETUP:
+            check_setup_race(side, game, version, before, expect_events, wins, legal, pids)
+            continue
         assert wins.count(True) == 1, (results, posts)
         after_version, after_state = side.read()
         assert after_version == version + 1, "the version moved more (or less) than once"
@@ -151,6 +155,28 @@ def play_races(side: Side, code: str, people: dict, rng: random.Random, races: i
         else:
             assert int(shown.group(1)) in (version, version + 1)
     return done
+
+
+def check_setup_race(side, game, version, before, expect_events, wins, legal, pids) -> None:
+    """Setup reveals chosen on the same page all count, as far as the rules allow: the
+    same card twice is turned once, a player's reveals up to what they have left."""
+    (first_pid, first), (second_pid, second) = expect_events
+    left = game.round.setup_left
+    if not legal[1]:
+        expected = 1
+    elif first_pid != second_pid:
+        expected = 2
+    elif first == second:
+        expected = 1
+    else:
+        expected = min(2, left[first_pid])
+    assert wins.count(True) == expected, (wins, expect_events)
+    after_version, after_state = side.read()
+    assert after_version == version + expected
+    applied = [e for e, won in zip(expect_events, wins, strict=True) if won]
+    after = human_events(after_state, pids)
+    assert sorted(after[len(before) :]) == sorted(applied) and after[: len(before)] == before
+    check_invariants(after_state)
 
 
 def keep_racing(side: Side, code: str, host_first: list, people: dict, rng, races: int) -> int:

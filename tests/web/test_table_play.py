@@ -229,6 +229,37 @@ def test_a_move_with_a_bad_version(browser, version):
     assert snapshot(ann.code) == before
 
 
+def test_setup_reveals_at_once_all_count(browser):
+    """Everyone turns their first cards together: a reveal chosen on a page that others'
+    reveals have since made old still counts, and the rules still hold."""
+    ann, bob = seat_table(browser, initial_flips=2)
+    start(ann)
+    shown = table_row(ann.code).version  # the page both of them see
+    for person, pos in ((ann, "0-0"), (bob, "1-1"), (ann, "2-3")):
+        data = {"type": "reveal", "pos": pos, "version": str(shown)}
+        response = person.post(f"/t/{ann.code}/move", data, htmx=True)
+        assert response.status_code == 200, error_text(response)
+    game = game_of(ann.code)
+    assert table_row(ann.code).version == shown + 3
+    ann_id, bob_id = seat_of(ann.code, "Ann").player_id, seat_of(ann.code, "Bob").player_id
+    assert game.round.grids[ann_id].state[0] == UP
+    assert game.round.grids[ann_id].state[11] == UP
+    assert game.round.grids[bob_id].state[5] == UP
+    # A card already face up, a page this table never showed, a third reveal: refused.
+    for person, pos, version, said in (
+        (bob, "1-1", shown, "already face up"),
+        (bob, "0-1", shown + 99, "The table changed"),
+        (bob, "0-1", "abc", "The table changed"),
+        (ann, "0-1", shown, ""),
+    ):
+        before = snapshot(ann.code)
+        data = {"type": "reveal", "pos": pos, "version": str(version)}
+        response = person.post(f"/t/{ann.code}/move", data)
+        assert response.status_code in (400, 409), pos
+        assert said in error_text(response)
+        assert snapshot(ann.code) == before
+
+
 # ----- POST /t/<code>/next-round ----------------------------------------------------------
 def test_next_round_only_when_a_round_is_over(browser):
     ann, bob = playing(browser)
