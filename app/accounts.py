@@ -143,12 +143,34 @@ def find_seat(table: Table | str, token: str | None, user: User | None) -> Seat 
     session, else by their account. A seat that belongs to an account is only ever that
     account's."""
     user_id = user.id if user is not None else None
+    seat = _known_seat(table, token, user_id)
+    if seat is not None:
+        return seat
     seat = tables.seat_by_token(table, token)
     if seat is not None and seat.user_id is not None and seat.user_id != user_id:
         seat = None
     if seat is None:
         seat = tables.seat_by_user(table, user_id)
     return seat
+
+
+def _known_seat(table: Table | str, token: str | None, user_id: int | None) -> Seat | None:
+    """The visitor's seat among the table's seats this process knows (its newest
+    snapshot), without a query; None: not found there (the database decides). A seat
+    that changed hands since is no risk: claims and deletions only ever move a seat
+    within its holder's session, and signing out clears the session's seats."""
+    if not token and user_id is None:
+        return None
+    known = tables.store.known_seats(table if isinstance(table, str) else table.code)
+    if not known:
+        return None
+    if token:
+        seat = next((s for s in known if s.token == token), None)
+        if seat is not None and seat.user_id in (None, user_id):
+            return seat
+    if user_id is not None:
+        return next((s for s in known if s.user_id == user_id), None)
+    return None
 
 
 def claim_seats(user: User, tokens: dict) -> int:

@@ -1,10 +1,11 @@
 """Redis for the multi-process mode: fan-out of table changes and shared presence.
 
 Fan-out: a process that commits a change pushes it to its own sockets and publishes
-"table X is at version V" on one channel; every other process pushes the current table
-(read from PostgreSQL) to the sockets it holds there. Messages carry no game state: a
-lost one costs only latency, and after a reconnect each process pushes all of its
-tables again (a socket never receives an older version than it has).
+"table X is at version V", with the committed row and seats, on one channel; every
+other process renders it for the sockets it holds there, without reading it back from
+PostgreSQL (app.tables.store.Store.from_message). A lost message costs only latency:
+after a reconnect each process pushes all of its tables again, as stored (a socket
+never receives an older version than it has).
 
 Presence: a seat with an open socket in some process has a field in the table's hash
 `live:<code>` ("<seat>|<process>" -> until), refreshed by that process's heartbeat; a
@@ -18,7 +19,6 @@ process knows itself."""
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import secrets
@@ -27,6 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 
+import orjson
 import redis
 
 log = logging.getLogger(__name__)
@@ -80,16 +81,21 @@ class Broker:
         log.warning("Redis %s failed: %s", what, exc)
 
     # ----- fan-out -------------------------------------------------------------------
-    def publish(self, code: str, what: str, version: int | None, data=None) -> bool:
-        """Tell the other processes that `code` changed ("table", "lobby") or had an
-        event (another `what`, with its JSON `data`: see `on_events`); False if Redis
-        is unreachable (pushes resume when it is back: the listeners resync)."""
+    def publish(
+        self, code: str, what: str, version: int | None, data=None, state: dict | None = None
+    ) -> bool:
+        """Tell the other processes that `code` changed ("table", "lobby"; `state`: the
+        committed snapshot as app.tables.store.snapshot_message makes it) or had an event
+        (another `what`, with its JSON `data`: see `on_events`); False if Redis is
+        unreachable (pushes resume when it is back: the listeners resync)."""
         if self.down():
             return False
         message = {"c": code, "w": what, "v": version, "p": self.process}
         if data is not None:
             message["x"] = data
-        message = json.dumps(message)
+        if state is not None:
+            message["s"] = state
+        message = orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS)
         try:
             self.redis.publish(self.channel, message)
             return True
@@ -98,9 +104,12 @@ class Broker:
             return False
 
     def listen(
-        self, handle: Callable[[str, str, int | None], None], resync: Callable[[], None]
+        self,
+        handle: Callable[[str, str, int | None, dict | None], None],
+        resync: Callable[[], None],
     ) -> threading.Thread:
-        """Run `handle(code, what, version)` for every other process's change, in a
+        """Run `handle(code, what, version, state)` for every other process's change
+        (`state`: its committed snapshot, or None when it sent none), in a
         thread (a greenlet under gevent) that reconnects by itself; `resync()` after each
         (re)connection, for the messages missed meanwhile."""
         thread = threading.Thread(
@@ -150,8 +159,8 @@ class Broker:
 
     def _dispatch(self, data: bytes, handle) -> None:
         try:
-            message = json.loads(data)
-        except ValueError:
+            message = orjson.loads(data)
+        except orjson.JSONDecodeError:
             log.warning("ignoring a malformed Redis message")
             return
         if message.get("p") == self.process:
@@ -160,7 +169,8 @@ class Broker:
         if not isinstance(code, str):
             return
         if what in ("table", "lobby"):
-            _safely(lambda: handle(code, what, version), f"pushing table {code}")
+            state = message.get("s")
+            _safely(lambda: handle(code, what, version, state), f"pushing table {code}")
         elif isinstance(what, str) and self._on_event is not None:
             event = self._on_event
             _safely(lambda: event(code, what, message.get("x")), f"{what} at table {code}")

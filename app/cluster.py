@@ -1,7 +1,8 @@
 """The multi-process mode (PostgreSQL + Redis), plugged into the change step's seams:
 
 - transport: a committed change is pushed to this process's sockets and announced on
-  Redis (app.broker); other processes push it to theirs, rendering from PostgreSQL.
+  Redis (app.broker) with the committed snapshot; other processes push it to theirs,
+  rendering from that snapshot (from PostgreSQL when they resync after lost messages).
 - presence: shared in Redis, with expiry (app.broker), behind app.presence's methods.
 - scheduler: each table's next automatic step is a row of `Due` (time, version). Every
   process polls for due rows, claims a batch with FOR UPDATE SKIP LOCKED (so processes
@@ -230,6 +231,32 @@ class SharedPresence:
                 self._cache.clear()
         return live, seen
 
+    def recent(self, code: str) -> list | None:
+        """[when it was read (wall clock), {seat: socket until}, {seat: last seen}]: this
+        process's read of the table's presence if it is still fresh, to send with a
+        change, so the other processes render it without reading Redis again (the
+        processes' clocks agree: presence times are wall-clock times anyway)."""
+        now = time.monotonic()
+        with self._lock:
+            hit = self._cache.get(code)
+        if hit is None or now - hit[0] >= self.CACHE_SECONDS:
+            return None
+        return [time.time() - (now - hit[0]), hit[1], hit[2]]
+
+    def prime(self, code: str, recent: list) -> None:
+        """Take another process's read (`recent`) if it is still fresh."""
+        read, live, seen = recent
+        age = time.time() - float(read)
+        if not 0 <= age < self.CACHE_SECONDS:
+            return
+        read_at = time.monotonic() - age
+        live = {int(seat): float(until) for seat, until in live.items()}
+        seen = {int(seat): float(until) for seat, until in seen.items()}
+        with self._lock:
+            hit = self._cache.get(code)
+            if hit is None or hit[0] < read_at:
+                self._cache[code] = (read_at, live, seen)
+
     def present(self, code: str, now: float) -> set[int] | None:
         shared = self.table(code)
         if shared is None:
@@ -271,34 +298,50 @@ class SharedPresence:
 
 
 class Fanout:
-    """Pushes between processes: announce our committed changes on Redis; push the other
-    processes' changes to our sockets (rendered from the database), one push at a time
-    per table, coalescing the changes that arrive meanwhile."""
+    """Pushes between processes: announce our committed changes on Redis, each with its
+    snapshot; push the other processes' changes to our sockets (rendered from the
+    snapshot they sent, or the table as stored), one push at a time per table,
+    coalescing the changes that arrive meanwhile (the newest snapshot wins)."""
 
-    def __init__(self, app, broker, hub):
+    def __init__(self, app, broker, hub, store, shared=None):
         self.app = app
         self.broker = broker
         self.hub = hub
+        self.store = store  # app.tables.store.Store: snapshots from messages
+        self.shared = shared  # SharedPresence: its fresh reads travel with the changes
         self._lock = threading.Lock()
-        self._pending: dict[str, str] = {}  # code -> what to push next ("table" wins)
+        # code -> (what to push next ("table" wins), the newest snapshot sent or None)
+        self._pending: dict[str, tuple[str, dict | None]] = {}
         self._running: set[str] = set()
 
-    def publish(self, code: str, what: str, version: int | None) -> None:
-        self.broker.publish(code, what, version)
+    def publish(self, code: str, what: str, snapshot) -> None:
+        from .tables.store import snapshot_message
 
-    def received(self, code: str, what: str, version: int | None) -> None:
+        if snapshot is None:  # a presence change: the others render what they have
+            self.broker.publish(code, what, None)
+            return
+        state = snapshot_message(snapshot)
+        recent = self.shared.recent(code) if self.shared is not None else None
+        if recent is not None:
+            state["pr"] = recent
+        self.broker.publish(code, what, snapshot.version, state=state)
+
+    def received(
+        self, code: str, what: str, version: int | None, state: dict | None = None
+    ) -> None:
         conns = self.hub.connections(code)
         if not conns:
             return
         if version is not None and all(c.sent_version >= version for c in conns):
             return  # every socket here already has it
-        self._queue(code, what)
+        self._queue(code, what, state)
 
     def resync(self) -> None:
         """After (re)connecting to Redis: changes may have been missed meanwhile, so every
-        table with a socket here is pushed as it is now (sockets skip what they have)."""
+        table with a socket here is pushed as it is stored now (sockets skip what they
+        have)."""
         for code in self.hub.codes():
-            self._queue(code, "table")
+            self._queue(code, "table", reload=True)
 
     def event(self, code: str, name: str, data) -> None:
         """Another process's event (a reaction), shown to our sockets at the table, as a
@@ -308,10 +351,14 @@ class Fanout:
             with self.app.test_request_context(base_url=conns[0].base_url):
                 self.hub.show_event(code, name, data)
 
-    def _queue(self, code: str, what: str) -> None:
+    def _queue(self, code: str, what: str, state: dict | None = None, reload=False) -> None:
+        """`reload`: push the table as stored (messages may have been lost)."""
         with self._lock:
-            previous = self._pending.get(code)
-            self._pending[code] = "table" if "table" in (previous, what) else what
+            before, kept = self._pending.get(code, (None, None))
+            if state is None or (kept is not None and _version(kept) > _version(state)):
+                state = None if reload else kept
+            what = "table" if "table" in (before, what) else what
+            self._pending[code] = (what, state)
             if code in self._running:
                 return
             self._running.add(code)
@@ -320,10 +367,11 @@ class Fanout:
     def _drain(self, code: str) -> None:
         while True:
             with self._lock:
-                what = self._pending.pop(code, None)
-                if what is None:
+                pending = self._pending.pop(code, None)
+                if pending is None:
                     self._running.discard(code)
                     return
+            what, state = pending
             conns = self.hub.connections(code)
             if not conns:
                 continue
@@ -331,9 +379,18 @@ class Fanout:
                 # As a request from the sockets' page: links and form actions come out
                 # relative, as in the pushes of the process that made the change.
                 with self.app.test_request_context(base_url=conns[0].base_url):
-                    self.hub.push_local(code, what)
+                    snap = None
+                    if state is not None:
+                        if state.get("pr") and self.shared is not None:
+                            self.shared.prime(code, state["pr"])
+                        snap = self.store.from_message(state)
+                    self.hub.push_local(code, what, snap)
             except Exception:
                 log.exception("pushing table %s from another process failed", code)
+
+
+def _version(state: dict) -> int:
+    return state["t"]["version"]
 
 
 def init_app(app) -> DueScheduler:
@@ -345,14 +402,14 @@ def init_app(app) -> DueScheduler:
     from .tables import automation, store
 
     broker = Broker(app.config["REDIS_URL"], app.config["REDIS_PREFIX"])
-    fanout = Fanout(app, broker, hub)
-    hub.set_fanout(fanout.publish)
 
     def notify(code: str, seat_id: int, present: bool) -> None:
         with app.app_context():  # listeners push and schedule, from the heartbeat thread
             presence._notify(code, seat_id, present)
 
     shared = SharedPresence(broker, presence.held, notify)
+    fanout = Fanout(app, broker, hub, store, shared)
+    hub.set_fanout(fanout.publish)
     presence.share(shared)
     shared.start()
     hub.set_announcer(lambda code, name, data: broker.publish(code, name, None, data))

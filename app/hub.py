@@ -7,8 +7,8 @@ slow or stalled reader never delays the player who moved nor anyone else: when i
 queue is full it is dropped (the page reconnects and gets the whole table).
 
 `publish` is the transport the change step calls. In the multi-process mode it also
-announces the change to the other processes (app.cluster.Fanout, through Redis), which
-push it to their own sockets with `push_local`."""
+announces the change to the other processes (app.cluster.Fanout, through Redis), with
+the committed snapshot, which they push to their own sockets with `push_local`."""
 
 from __future__ import annotations
 
@@ -171,12 +171,12 @@ class Hub:
         self._lock = threading.Lock()
         self._tables: dict[str, set[Connection]] = {}
         self._renderer: Renderer | None = None
-        # fanout(code, what, version or None): tell the other processes (multi-process mode)
-        self._fanout: Callable[[str, str, int | None], None] | None = None
+        # fanout(code, what, snapshot or None): tell the other processes (multi-process mode)
+        self._fanout: Callable[[str, str, object], None] | None = None
         self._events: dict[str, Callable[[str, object], None]] = {}
         self._announce: Callable[[str, str, object], None] | None = None
 
-    def set_fanout(self, fanout: Callable[[str, str, int | None], None] | None) -> None:
+    def set_fanout(self, fanout: Callable[[str, str, object], None] | None) -> None:
         self._fanout = fanout
 
     def on_event(self, name: str, handler: Callable[[str, object], None]) -> None:
@@ -242,7 +242,7 @@ class Hub:
         again)."""
         self.push_local(code, what, snapshot)
         if self._fanout is not None:
-            self._fanout(code, what, snapshot.version if snapshot is not None else None)
+            self._fanout(code, what, snapshot)
 
     def push_local(self, code: str, what: str = "table", snapshot=None) -> None:
         """`publish`, to this process's sockets only."""

@@ -17,6 +17,8 @@ import threading
 import time
 from collections import deque
 
+import peewee as pw
+import psycopg
 from playhouse.pool import MaxConnectionsExceeded
 from playhouse.postgres_ext import PooledPsycopg3Database
 
@@ -102,6 +104,10 @@ class PooledPostgres(PooledPsycopg3Database):
         statement only (psycopg's client-side cursor has the whole result by then and
         stays readable; a server-side one needs its connection, as before)."""
         if named_cursor or not self.is_closed():
+            if self._pending():
+                if not named_cursor:
+                    return self._send([*self._take_pending(), (sql, params)])
+                self._send(self._take_pending())
             return super().execute_sql(sql, params, named_cursor=named_cursor)
         self.connect()
         try:
@@ -109,28 +115,71 @@ class PooledPostgres(PooledPsycopg3Database):
         finally:
             self.close()
 
-    def begin(self, *args, **kwargs):
+    def begin(self, isolation_level=None):
         """A transaction that has to check a connection out hands it back when it ends
         (`commit`, `rollback`). Done here, not in `atomic()`: the models' database is a
-        Peewee DatabaseProxy, whose atomic() never reaches this class."""
+        Peewee DatabaseProxy, whose atomic() never reaches this class.
+
+        BEGIN is not sent on its own: it goes with the transaction's first statement, in
+        one round trip."""
         borrowed = self.is_closed()
-        try:
-            super().begin(*args, **kwargs)
-        except BaseException:
-            if borrowed and not self.is_closed():
-                self.close()
-            raise
+        if borrowed:
+            self.connect()
+        if isolation_level is None:
+            isolation_level = self._isolation_level
+        statement = "BEGIN"
+        if isolation_level:
+            level = self._adapter.isolation_level_str(isolation_level)
+            statement = f"BEGIN TRANSACTION ISOLATION LEVEL {level}"
+        self._state.pending = [(statement, None)]
         self._state.borrowed = borrowed
 
+    def defer(self, sql: str, params) -> None:
+        """A write whose answer nobody reads: in a transaction it goes with the next
+        statement or with the COMMIT (one round trip fewer); else at once."""
+        if self.in_transaction() and not self.is_closed():
+            self._state.pending = [*self._pending(), (sql, params)]
+        else:
+            self.execute_sql(sql, params)
+
     def commit(self):
-        super().commit()  # if it fails, Peewee rolls back: that hands the connection back
+        pending = self._take_pending()
+        if not pending:
+            super().commit()
+        elif pending[1:] or not _never_began(pending):  # else nothing reached the server
+            self._send([*pending, ("COMMIT", None)])
+        # If it fails, Peewee rolls back: that hands the connection back.
         self._hand_back()
 
     def rollback(self):
         try:
-            super().rollback()
+            if not _never_began(self._take_pending()):
+                super().rollback()
         finally:
             self._hand_back()
+
+    def _pending(self) -> list:
+        return getattr(self._state, "pending", None) or []
+
+    def _take_pending(self) -> list:
+        pending = self._pending()
+        self._state.pending = []
+        return pending
+
+    def _send(self, statements: list[tuple[str, object]]):
+        """Run `statements` in one round trip: one query string, their values bound by
+        psycopg on this side (measured: less CPU than psycopg's pipeline mode, which
+        cost more than the separate statements). The cursor, at the last one's result;
+        a statement that fails stops the ones after it."""
+        cursor = psycopg.ClientCursor(self._state.conn)
+        with pw.__exception_wrapper__:
+            text = "; ".join(
+                sql if params is None else cursor.mogrify(sql, params) for sql, params in statements
+            )
+            cursor.execute(text)
+            for _ in statements[1:]:
+                cursor.nextset()
+        return cursor
 
     def _hand_back(self) -> None:
         # Peewee pops the transaction before it commits or rolls back the outermost one.
@@ -151,3 +200,8 @@ class PooledPostgres(PooledPsycopg3Database):
         if not close_conn:
             self._returned[id(conn)] = time.monotonic()
         super()._close(conn, close_conn)
+
+
+def _never_began(pending: list) -> bool:
+    """The transaction's BEGIN is still waiting: the server never saw the transaction."""
+    return bool(pending) and pending[0][0].startswith("BEGIN")

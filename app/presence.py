@@ -29,6 +29,7 @@ class Presence:
         self._sockets: dict[str, dict[int, int]] = {}  # code -> seat id -> open sockets
         self._seen: dict[str, dict[int, float]] = {}  # code -> seat id -> present until
         self._listeners: list[Callable[[str, int, bool], None]] = []
+        self._shown: list[Callable[[str, int, bool], None]] = []
         self.started_at = time.time()
         self.shared = None  # app.cluster.SharedPresence in the multi-process mode
 
@@ -38,14 +39,26 @@ class Presence:
 
     def on_change(self, listener: Callable[[str, int, bool], None]) -> None:
         """listener(code, seat_id, present) runs when a seat's first socket opens or
-        its last one closes. Registering the same listener again does nothing."""
+        its last one closes (the timers of absent players are worked out again).
+        Registering the same listener again does nothing."""
         if listener not in self._listeners:
             self._listeners.append(listener)
+
+    def on_shown(self, listener: Callable[[str, int, bool, bool], None]) -> None:
+        """listener(code, seat_id, present, here_changed) runs when a seat's first
+        socket opens or its last one closes, and when a request brings back a seat that
+        was away. `here_changed`: whether the seat's "here"/"away" mark changes for the
+        others (a page's socket opening just after its request made the seat present
+        changes nothing there; in a game, the countdown for a seat without a socket
+        may)."""
+        if listener not in self._shown:
+            self._shown.append(listener)
 
     # ----- sockets and requests ----------------------------------------------------
     def opened(self, code: str, seat_id: int | None) -> None:
         if seat_id is None:
             return
+        was_present = self._is_present(code, seat_id)
         with self._lock:
             seats = self._sockets.setdefault(code, {})
             seats[seat_id] = seats.get(seat_id, 0) + 1
@@ -53,7 +66,7 @@ class Presence:
         if first:
             if self.shared is not None:
                 self.shared.opened(code, seat_id)
-            self._notify(code, seat_id, True)
+            self._notify(code, seat_id, True, here_changed=not was_present)
 
     def closed(self, code: str, seat_id: int | None) -> None:
         if seat_id is None:
@@ -71,10 +84,20 @@ class Presence:
             seen[seat_id] = max(seen.get(seat_id, 0.0), time.time())
         if self.shared is not None:
             self.shared.closed(code, seat_id)
-        self._notify(code, seat_id, False)
+        # Still present (a recent request, another process's socket): the mark stays.
+        self._notify(code, seat_id, False, here_changed=not self._is_present(code, seat_id))
 
     def touch(self, code: str, seat_id: int) -> None:
-        """A request from this seat: present for a while even without a socket."""
+        """A request from this seat: present for a while even without a socket. When
+        the seat was away, the others' pages show it back (`on_shown`)."""
+        was_present = self._is_present(code, seat_id)
+        self.arrived(code, seat_id)
+        if not was_present:
+            self._notify(code, seat_id, True, sockets=False)
+
+    def arrived(self, code: str, seat_id: int) -> None:
+        """`touch` without telling the listeners: for a seat taken in a change, whose
+        push shows it present already."""
         until = time.time() + self.REQUEST_PRESENCE
         with self._lock:
             seen = self._seen.setdefault(code, {})
@@ -98,6 +121,20 @@ class Presence:
             mine = set(self._sockets.get(code, ())) | recent
         shared = self.shared.present(code, now) if self.shared is not None else None
         return mine | (shared or set())
+
+    def _is_present(self, code: str, seat_id: int) -> bool:
+        """This seat counts as present: this process's knowledge first (no Redis read
+        for a seat seen here lately), then every process's."""
+        now = time.time()
+        with self._lock:
+            if seat_id in self._sockets.get(code, ()):
+                return True
+            if self._seen.get(code, {}).get(seat_id, 0.0) > now:
+                return True
+        if self.shared is None:
+            return False
+        shared = self.shared.present(code, now)
+        return shared is not None and seat_id in shared
 
     def absent_from(self, code: str, seat_id: int) -> float | None:
         """From when this seat is away: None while it has an open socket; else the end
@@ -154,10 +191,16 @@ class Presence:
         with self._lock:
             return len(self._sockets), len(self._seen)
 
-    def _notify(self, code: str, seat_id: int, present: bool) -> None:
-        for listener in self._listeners:
+    def _notify(
+        self, code: str, seat_id: int, present: bool, sockets: bool = True, here_changed=True
+    ) -> None:
+        """Tell the `on_shown` listeners, and the `on_change` ones if a seat's sockets
+        changed (`sockets`)."""
+        calls = [(f, (code, seat_id, present)) for f in self._listeners] if sockets else []
+        calls += [(f, (code, seat_id, present, here_changed)) for f in self._shown]
+        for listener, args in calls:
             try:
-                listener(code, seat_id, present)
+                listener(*args)
             except Exception:
                 log.exception("presence listener failed")
 

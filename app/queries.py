@@ -59,6 +59,15 @@ class Prepared:
         """Run it (an UPDATE or DELETE): the number of rows changed."""
         return db.execute_sql(self.sql(params), params).rowcount
 
+    def defer(self, *params) -> None:
+        """Run it, in a transaction on PostgreSQL with the next statement or the COMMIT
+        (app.pool): for a write whose row count nobody reads."""
+        defer = getattr(db.obj, "defer", None)
+        if defer is None:
+            db.execute_sql(self.sql(params), params)
+        else:
+            defer(self.sql(params), params)
+
 
 def _columns(cursor, model) -> list[tuple[int, str, object]]:
     """(index, field name, converter or None) of each column, as Peewee's model cursor

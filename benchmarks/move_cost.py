@@ -28,7 +28,9 @@ measured with thread CPU time by wrapping the functions that do them:
 With --postgres URL the process runs in the multi-process mode (a fresh database on that
 server and a fresh Redis key prefix, both removed afterwards): the same figures, plus
 what another process spends reading the change back to push it to its own sockets
-("reload": the row, the seats and the game decoded; its rendering is the same as here).
+("reload": the row, the seats and the game decoded; its rendering is the same as here),
+and what it spends rebuilding the change from the snapshot published with it on Redis
+(what it does unless messages were lost).
 
 Usage:  .venv/bin/python benchmarks/move_cost.py [--moves 2000] [--json]
         .venv/bin/python benchmarks/move_cost.py --postgres postgresql://postgres@127.0.0.1:5432/postgres
@@ -52,6 +54,8 @@ from collections import defaultdict
 from contextlib import contextmanager
 from pathlib import Path
 
+import orjson
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app import create_app, tables  # noqa: E402
@@ -59,6 +63,7 @@ from app.engine import ROUND_OVER, DiscardDrawn, Draw, Game, KeepDrawn, Reveal, 
 from app.hub import Connection, hub  # noqa: E402
 from app.models import Seat, db  # noqa: E402
 from app.tables import step  # noqa: E402
+from app.tables.store import Store  # noqa: E402
 from app.web import table as table_views  # noqa: E402
 
 STAGES = ("load", "engine", "save", "commit", "push", "schedule", "answer")
@@ -248,6 +253,18 @@ def run(args, config: dict) -> None:
 
     per_move: list[float] = []
     reloads: list[float] = []  # another process reading the change back (--postgres)
+    published: list[bytes] = []  # the messages published on Redis (--postgres)
+    measuring = [False]
+    if args.postgres:
+        redis_client = app.extensions["skymo_broker"].redis
+        publish = redis_client.publish
+
+        def keep(channel, message):
+            if measuring[0]:
+                published.append(message)
+            return publish(channel, message)
+
+        redis_client.publish = keep
     client: list[float] = []
     stages: list[dict[str, float]] = []
     state_sizes: list[int] = []
@@ -287,7 +304,9 @@ def run(args, config: dict) -> None:
             parts["rest"] = max(0.0, spent - sum(parts.values()))
             stages.append(parts)
             if args.postgres:
-                tables.store.forget(code)  # as in a process that did not make the change
+                # What another process does with the change (see `hear` for the rest):
+                # resyncing after lost messages, it reads it back from PostgreSQL.
+                tables.store.forget(code)
                 start = time.process_time()
                 tables.store.current(code)
                 reloads.append(time.process_time() - start)
@@ -303,10 +322,28 @@ def run(args, config: dict) -> None:
         for moves, measure in ((args.warmup, False), (args.moves, True)):
             if moves:
                 code, who, conns = open_table()
+                measuring[0] = measure
                 play(code, who, moves, measure)
+                measuring[0] = False
                 for conn in conns:
                     hub.remove(conn)
-    report(args, per_move, stages, state_sizes, votes, sent[0], client, reloads)
+        heard = hear(published)
+    report(args, per_move, stages, state_sizes, votes, sent[0], client, reloads, heard)
+
+
+def hear(published: list[bytes]) -> list[float]:
+    """What another process spends rebuilding each change from its message (its own
+    store knows the earlier ones): done after the game, so that this process's objects
+    (its garbage collections) do not weigh on the moves measured."""
+    other = Store()
+    heard = []
+    for raw in published:
+        start = time.process_time()
+        message = orjson.loads(raw)
+        if message.get("s") is not None:
+            other.from_message(message["s"])
+            heard.append(time.process_time() - start)
+    return heard
 
 
 def window(values, lo, hi):
@@ -314,7 +351,7 @@ def window(values, lo, hi):
     return statistics.fmean(part) if part else float("nan")
 
 
-def report(args, per_move, stages, sizes, votes, sent, client, reloads) -> None:
+def report(args, per_move, stages, sizes, votes, sent, client, reloads, heard) -> None:
     ms = [v * 1000 for v in per_move]
     n = len(ms)
     split = {s: statistics.fmean(p.get(s, 0.0) for p in stages) * 1000 for s in (*STAGES, "rest")}
@@ -333,6 +370,7 @@ def report(args, per_move, stages, sizes, votes, sent, client, reloads) -> None:
         "state_bytes_move_10_200_400_last": [sizes[i] for i in (9, 199, 399, -1) if len(sizes) > i],
         "push_bytes": sent,
         "reload_ms_per_move": statistics.fmean(reloads) * 1000 if reloads else None,
+        "from_message_ms_per_move": statistics.fmean(heard) * 1000 if heard else None,
         "load_average": os.getloadavg(),
     }
     if args.json:
@@ -354,6 +392,7 @@ def report(args, per_move, stages, sizes, votes, sent, client, reloads) -> None:
     print(f"stored state (bytes)       move 10/200/400/last: {sizes}")
     if reloads:
         print(f"another process's reload   {result['reload_ms_per_move']:.2f} ms per move")
+        print(f"... from the message        {result['from_message_ms_per_move']:.2f} ms per move")
     print("load average               {:.2f} {:.2f} {:.2f}".format(*result["load_average"]))
 
 

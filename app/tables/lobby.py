@@ -11,6 +11,7 @@ from .. import i18n
 from ..engine import RuleError, RuleSet
 from ..engine.bots import BOTS
 from ..models import Seat, Table, db
+from ..presence import presence
 from . import step
 from .playing import new_game
 from .step import ANY_VERSION, Change, Unchanged
@@ -70,6 +71,7 @@ def create_table(
         )
         table.host_seat = seat.id
         table.save()
+    presence.arrived(table.code, seat.id)
     return table, seat
 
 
@@ -106,7 +108,11 @@ def join(code: str, name: str, user_id: int | None = None) -> Seat:
         if len(ch.seats) >= MAX_SEATS:
             raise TableError(_("This table is full."), 409)
         clean = clean_name(name, ch.seats)
-        seated.append(_add_seat(ch, name=clean, user=user_id))
+        seat = _add_seat(ch, name=clean, user=user_id)
+        # Present from now: the join's push shows it (their page's request and socket
+        # that follow then change nothing the others see, and push nothing).
+        presence.arrived(ch.table.code, seat.id)
+        seated.append(seat)
 
     _lobby_change(code, act)
     return seated[0]

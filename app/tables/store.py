@@ -11,6 +11,7 @@ instead of the whole growing game."""
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import threading
 import time
 from collections import OrderedDict, defaultdict
@@ -122,7 +123,8 @@ def save_row(table: Table) -> None:
             ).where(Table.code == values[-1])
         )
     data = table.__data__
-    update.execute(*[f.db_value(data[f.name]) for f in fields], table.code)
+    # Goes with the COMMIT on PostgreSQL (one round trip for both).
+    update.defer(*[f.db_value(data[f.name]) for f in fields], table.code)
     table._dirty.clear()
 
 
@@ -144,6 +146,26 @@ def seats_of(table: Table | str) -> list[Seat]:
     """The seats at a table, in lobby order (read again by every process that did not
     make a change, to push it: the SQL is built once)."""
     return SEATS.all(Seat, table if isinstance(table, str) else table.code, False)
+
+
+def snapshot_message(snap: Snapshot) -> dict:
+    """A committed snapshot as the other processes need it to push it without reading
+    it back (app.cluster): the row as stored (its state holds the current round) and the
+    seats (their tokens too: visitors are recognised from the known seats). Only ever
+    between the server's processes: each socket still gets its own player's view."""
+    return {"t": snap.table.__data__, "s": [s.__data__ for s in snap.seats]}
+
+
+def _row_from(model, data: dict, dates: tuple[str, ...]):
+    """A model instance from a snapshot message's fields (as a SELECT would make it)."""
+    data = dict(data)
+    for name in dates:
+        if isinstance(data.get(name), str):
+            data[name] = dt.datetime.fromisoformat(data[name])
+    row = model(__no_default__=1)
+    row.__data__ = data
+    row._dirty = set()
+    return row
 
 
 def release_connection() -> None:
@@ -239,6 +261,38 @@ class Store:
             state = dict(state, rounds=[r.data for r in rows] + state["rounds"])
         return Game.from_dict(state), past
 
+    def from_message(self, message: dict) -> Snapshot | None:
+        """The snapshot another process committed and published (`snapshot_message`),
+        remembered here, without a query: finished rounds come from this process's own
+        copy of the game when it has them all (else they are read, once per round)."""
+        table = _row_from(Table, message["t"], ("created_at", "updated_at"))
+        seats = [_row_from(Seat, s, ("joined_at",)) for s in message["s"]]
+        state = table.state
+        game, past = None, 0
+        if state:
+            past = state.get("past_rounds", 0)
+            game = Game.from_dict(state)
+            if past:
+                finished = self._finished_rounds(table, game, past)
+                if finished is None:  # the game moved on meanwhile: as stored now
+                    return self.current(table.code)
+                game.rounds = finished + game.rounds
+        snap = Snapshot(table, seats, game, past)
+        self.remember(snap)
+        return snap
+
+    def _finished_rounds(self, table: Table, game: Game, past: int) -> list[Round] | None:
+        with self._guard:
+            hit = self._cache.get(table.code)
+        known = hit.game if hit is not None else None
+        # Rounds before a known game's last are finished: nothing changes them again.
+        if known is not None and known.id == game.id and len(known.rounds) > past:
+            return known.rounds[:past]
+        rows = PAST_ROUNDS.all(PastRound, table.code, table.game_number)
+        if len(rows) != past:  # a finished game keeps its rounds in its row instead
+            return None
+        return [Round.from_dict(game.rules, r.data) for r in rows]
+
     def load_game(self, table: Table) -> Game | None:
         return self.snapshot_of(table).game
 
@@ -312,6 +366,20 @@ class Store:
     def cached(self) -> int:
         with self._guard:
             return len(self._cache)
+
+    def in_play(self, code: str) -> bool:
+        """The newest snapshot this process knows has a game going (True when it knows
+        none: the caller then does what a game in play needs)."""
+        with self._guard:
+            hit = self._cache.get(code)
+        return hit is None or (hit.game is not None and hit.game.phase != GAME_OVER)
+
+    def known_seats(self, code: str) -> list[Seat] | None:
+        """The seats of the newest snapshot of this table this process knows, if any
+        (who a visitor is, without a query: app.accounts.find_seat)."""
+        with self._guard:
+            hit = self._cache.get(code)
+        return hit.seats if hit is not None else None
 
     def game_record(self, code: str, number: int) -> GameRecord | None:
         code = (code or "").strip().upper()

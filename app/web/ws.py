@@ -34,9 +34,13 @@ def origin_ok() -> bool:
     return urlsplit(origin).netloc == request.host
 
 
-def _show_presence(code: str, seat_id: int, present: bool) -> None:
-    """Show the others when someone's last socket closes or their first one opens."""
-    hub.publish(code, "lobby")
+def _show_presence(code: str, seat_id: int, present: bool, here_changed: bool) -> None:
+    """Show the others when someone goes away or comes back (app.presence). A socket
+    opening for a seat already marked here (its page's request came just before) needs
+    no push, outside a game: in one, the countdown for a player without a socket may
+    start or stop."""
+    if here_changed or tables.store.in_play(code):
+        hub.publish(code, "lobby")
 
 
 class FreshDeflate(PerMessageDeflate):
@@ -154,7 +158,7 @@ def init_app(app) -> None:
     app.config["SOCK_SERVER_OPTIONS"].setdefault("thread_class", Background)
     # simple-websocket offers no setting for its extension: its handshake takes ours.
     simple_websocket.ws.PerMessageDeflate = FreshDeflate
-    presence.on_change(_show_presence)  # one function: registered once however many apps
+    presence.on_shown(_show_presence)  # one function: registered once however many apps
 
     @app.errorhandler(RemoteProtocolError)
     def _bad_handshake(exc):

@@ -8,6 +8,7 @@ import queue
 import threading
 import time
 
+import orjson
 import pytest
 import redis
 
@@ -28,7 +29,10 @@ def pair(redis_prefix):
 
 def listen(b: Broker):
     got, resyncs = queue.Queue(), queue.Queue()
-    b.listen(lambda code, what, version: got.put((code, what, version)), lambda: resyncs.put(1))
+    b.listen(
+        lambda code, what, version, state: got.put((code, what, version, state)),
+        lambda: resyncs.put(1),
+    )
     assert resyncs.get(timeout=5) == 1, "the first connection resyncs too"
     assert b.listening.wait(5)
     return got, resyncs
@@ -48,7 +52,10 @@ def test_a_change_published_by_one_process_reaches_the_other(pair):
     got, _ = listen(b)
     own, _ = listen(a)
     assert a.publish("ABCDEF", "table", 7)
-    assert got.get(timeout=2) == ("ABCDEF", "table", 7)
+    assert got.get(timeout=2) == ("ABCDEF", "table", 7, None)
+    state = {"t": {"code": "ABCDEF", "version": 8, "state": {"rounds": []}}, "s": []}
+    assert a.publish("ABCDEF", "table", 8, state=state)
+    assert got.get(timeout=2) == ("ABCDEF", "table", 8, state)
     with pytest.raises(queue.Empty):
         own.get(timeout=0.3)  # a process does not hear its own changes back
 
@@ -60,7 +67,7 @@ def test_the_listener_reconnects_and_resyncs_after_its_connection_is_killed(pair
     assert resyncs.get(timeout=5) == 1  # reconnected: every table of B is pushed again
     assert b.listening.wait(5)
     assert a.publish("ABCDEF", "lobby", 9)
-    assert got.get(timeout=2) == ("ABCDEF", "lobby", 9)
+    assert got.get(timeout=2) == ("ABCDEF", "lobby", 9, None)
 
 
 def test_without_redis_publishing_fails_fast_and_says_so():
@@ -116,6 +123,29 @@ def test_each_process_sees_the_sockets_and_requests_of_the_others(pair):
     on_a.closed("ABCDEF", 5)
     assert on_b.absent_from("ABCDEF", 5) == pytest.approx(time.time(), abs=2)
     assert on_b.present("ABCDEF") == {6}
+
+
+def test_a_fresh_read_of_presence_travels_with_a_change_and_spares_a_redis_read(pair):
+    a, b = pair
+    on_a, on_b = shared_presence(a), shared_presence(b)
+    on_a.opened("ABCDEF", 5)
+    on_b.touch("ABCDEF", 6)
+    assert on_a.present("ABCDEF") == {5, 6}  # A reads Redis for its change's push
+    recent = orjson.loads(
+        orjson.dumps(on_a.shared.recent("ABCDEF"), option=orjson.OPT_NON_STR_KEYS)
+    )
+    reads = []
+    table_presence = b.table_presence
+    b.table_presence = lambda code: reads.append(code) or table_presence(code)
+    on_b.shared._cache.clear()
+    on_b.shared.prime("ABCDEF", recent)  # B hears the change, with A's read
+    assert on_b.present("ABCDEF") == {5, 6} and reads == []
+    # A read older than the cache keeps is not taken: B reads Redis itself.
+    on_b.shared._cache.clear()
+    on_b.shared.prime("ABCDEF", [recent[0] - 1.0, {}, {}])
+    assert on_b.present("ABCDEF") == {5, 6} and reads == ["ABCDEF"]
+    time.sleep(on_a.shared.CACHE_SECONDS)
+    assert on_a.shared.recent("ABCDEF") is None  # too old to send
 
 
 def test_without_redis_presence_is_this_processs_own():

@@ -5,10 +5,12 @@ changes the table exactly once."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 
 import peewee as pw
+import psycopg
 import pytest
 
 from app.models import open_database
@@ -146,3 +148,70 @@ def test_checkouts_wait_their_turn_in_order_and_no_longer_than_the_wait():
         t.join(5)
     assert order == ["first", "second", "third"]
     assert gate.free == 1
+
+
+def test_a_transactions_begin_and_its_last_write_travel_with_other_statements(pg_url, monkeypatch):
+    """BEGIN goes with the transaction's first statement and a deferred write with the
+    next statement or the COMMIT, each batch in one round trip: what is read and
+    committed is the same as statement by statement (values with quotes and percent
+    signs included), and a failing write still fails the transaction."""
+    database = open_database(pg_url, pool_size=2, wait=1)
+    db = pw.DatabaseProxy()
+    db.initialize(database)
+    trips = []  # each network exchange: a query string, or a pipeline
+    pipeline, execute = psycopg.Connection.pipeline, psycopg.Cursor.execute
+    in_pipeline = threading.local()
+
+    def counted_pipeline(self, *args, **kwargs):
+        trips.append("pipeline")
+        in_pipeline.on = True
+        try:
+            with pipeline(self, *args, **kwargs) as p:
+                yield p
+        finally:
+            in_pipeline.on = False
+
+    def counted_execute(self, query, *args, **kwargs):
+        if not getattr(in_pipeline, "on", False):
+            trips.append(str(query))
+        return execute(self, query, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.Connection, "pipeline", contextlib.contextmanager(counted_pipeline))
+    monkeypatch.setattr(psycopg.Cursor, "execute", counted_execute)
+    try:
+        db.execute_sql("CREATE TABLE batched (k int PRIMARY KEY, v int)")
+        db.execute_sql("INSERT INTO batched VALUES (1, 0)")
+        trips.clear()
+        with db.atomic():  # as a change: lock the row, write it, commit
+            row = db.execute_sql("SELECT v FROM batched WHERE k = 1 FOR UPDATE").fetchone()
+            assert row == (0,)
+            database.defer("UPDATE batched SET v = %s WHERE k = 1", (row[0] + 1,))
+        assert len(trips) == 2  # BEGIN + SELECT, UPDATE + COMMIT
+        assert trips[0].startswith("BEGIN; SELECT") and trips[1].endswith("WHERE k = 1; COMMIT")
+        assert db.execute_sql("SELECT v FROM batched").fetchone() == (1,)
+
+        with db.atomic():  # a deferred write is seen by the transaction's next read
+            database.defer("UPDATE batched SET v = 5 WHERE k = 1", ())
+            assert db.execute_sql("SELECT v FROM batched").fetchone() == (5,)
+        awkward = """it's 100% "odd"; -- not a comment\\ %s"""
+        with db.atomic():
+            found = db.execute_sql("SELECT %s, v FROM batched WHERE k = %s", (awkward, 1))
+            assert found.fetchone() == (awkward, 5)
+            database.defer("INSERT INTO batched VALUES (%s, %s)", (2, len(awkward)))
+        assert db.execute_sql("SELECT v FROM batched WHERE k = 2").fetchone() == (len(awkward),)
+        trips.clear()
+        with db.atomic():  # nothing done: nothing sent
+            pass
+        assert trips == []
+
+        with pytest.raises(pw.IntegrityError), db.atomic():  # fails at the COMMIT's batch
+            database.defer("INSERT INTO batched VALUES (1, 9)", ())
+        with pytest.raises(KeyError), db.atomic():
+            database.defer("UPDATE batched SET v = 7 WHERE k = 1", ())
+            raise KeyError("rolled back before anything was sent")
+        assert db.execute_sql("SELECT v FROM batched").fetchone() == (5,)
+        assert database.is_closed() and database.turnstile.free == 2
+    finally:
+        with contextlib.suppress(Exception):
+            db.execute_sql("DROP TABLE batched")
+        database.close_all()
