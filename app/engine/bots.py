@@ -10,8 +10,8 @@ What they share (reading a view) is in reading.py; this module keeps the registr
 - `random`: any legal move (first a kind of move at random, then a position).
 - `greedy` (greedy.py): the best single move for its own grid, valuing an unknown card at the
   deck's mean; avoids ending a round it would likely be penalised for.
-- `expert` (expert.py): the strong bot's play, checked near a round's end by playing the
-  round out on guesses at the hidden cards (lookahead.py).
+- `expert` (expert.py): the strong bot's play with constants tuned for it, checked near a
+  round's end by playing the round out on guesses at the hidden cards (lookahead.py).
 - `strong` (strong.py): counts cards (every face-up card and the discard pile), weighs drawing
   against the discard by the expected best reply, plans columns, keeps cards the next
   player needs off the discard pile, and ends a round only when that likely pays.

@@ -6,9 +6,24 @@ from __future__ import annotations
 import json
 import random
 
-from app.engine import DOWN, SETUP, Game, Player, RuleSet, to_record, view
+import pytest
+
+from app.engine import (
+    DOWN,
+    PLAY,
+    SETUP,
+    DiscardDrawn,
+    Game,
+    KeepDrawn,
+    Penalty,
+    Player,
+    RuleSet,
+    to_record,
+    view,
+)
 from app.engine.bots import BOTS, choose
 from app.engine.expert import Lookahead, expert_bot
+from app.engine.reading import STALL_EVENTS
 from app.sim import play_game
 from benchmarks.bot_bench import deciders
 
@@ -79,3 +94,85 @@ def test_the_expert_beats_greedy():
         ranking = play_game(RuleSet(), ["expert", "greedy"], f"expert-{i}").ranking()
         wins += any(e["player"] == "p1" and e["rank"] == 1 for e in ranking)
     assert wins / 120 >= 0.70
+
+
+def early_turn_with_drawn(drawn: int) -> Game:
+    """p1's first turn, a card drawn: 1 and 2 face up, ten cards face down."""
+    game = Game([Player("p1", "A"), Player("p2", "B")], seed=0)
+    rnd = game.round
+    rnd.setup_left = {"p1": 0, "p2": 0}
+    mine, theirs = rnd.grids["p1"], rnd.grids["p2"]
+    mine.values[:] = [1, 2, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0]
+    mine.state[:] = [1, 1] + [0] * 10
+    theirs.values[:] = [10] * 12
+    theirs.state[:] = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]
+    game.phase, rnd.turn = PLAY, "p1"
+    rnd.drawn = drawn
+    return game
+
+
+def test_the_expert_turns_a_card_rather_than_keep_a_mid_card_early():
+    """A drawn 4 early in a round: the strong bot keeps it on a face-down cell (a point
+    below the mean), the expert discards it and turns a card (tuned: worth more)."""
+    game = early_turn_with_drawn(4)
+    assert isinstance(choose("strong", view(game, "p1"), random.Random(0)), KeepDrawn)
+    assert isinstance(choose("expert", view(game, "p1"), random.Random(0)), DiscardDrawn)
+    # A low card is kept by both.
+    game = early_turn_with_drawn(2)
+    assert isinstance(choose("expert", view(game, "p1"), random.Random(0)), KeepDrawn)
+
+
+def longest_round(rules: RuleSet, players: int, seed: str, limit: int = 20_000) -> int:
+    """Play a game of experts only; the most moves any of its rounds took."""
+    game = Game([Player(f"p{k}", f"P{k}", "expert") for k in range(players)], rules, seed=seed)
+    rng = random.Random(seed)
+    longest = 0
+    for pid in deciders(game, limit):
+        game.apply(pid, choose("expert", view(game, pid), rng))
+        longest = max(longest, len(game.round.log))
+    assert game.is_over, f"{seed}: no end within {limit} moves"
+    return longest
+
+
+@pytest.mark.parametrize(
+    ("rules", "players", "seed"),
+    [
+        (RuleSet(), 2, "h3424"),
+        (RuleSet(), 3, "h3424"),
+        (RuleSet(end_score=60), 4, "h3424"),
+        (RuleSet(rows=2, cols=2, clear_rows=False, end_score=20), 3, "h3424"),
+        # Four experts here passed the same 2s, 3s and 4s round, each taking the
+        # discard, for a thousand moves before the expert hurried when stalling.
+        (
+            RuleSet(rows=3, cols=2, initial_flips=0, end_score=33, penalty=Penalty("flat", 5, 35)),
+            4,
+            "h541693",
+        ),
+        (RuleSet(rows=2, cols=3, clear_rows=True, end_score=30), 4, "x7"),
+    ],
+)
+def test_tables_of_experts_end_every_round(rules, players, seed):
+    """Nobody ending a round when everyone waits: once a round is stalling, each of the
+    expert's turns turns one of its face-down cards, so the round ends within a dozen
+    more turns each (events: a turn logs at most two)."""
+    cells = rules.rows * rules.cols
+    bound = (STALL_EVENTS + 2 * cells + 2) * players
+    assert longest_round(rules, players, seed) <= bound
+
+
+def test_a_stalling_expert_turns_a_face_down_card_every_turn(monkeypatch):
+    """Forced to hurry from the start, every turn of an expert before the round's end
+    leaves it with fewer face-down cards (kept or taken onto one, or one turned)."""
+    monkeypatch.setattr("app.engine.strong._stalling", lambda rnd: True)
+    game = Game([Player(f"p{k}", f"P{k}", "expert") for k in range(3)], RuleSet(), seed="hurry")
+    rng = random.Random(0)
+    turns, started = 0, None
+    for pid in deciders(game):
+        rnd = game.round
+        if game.phase == PLAY and rnd.drawn is None and rnd.ender is None:
+            started = (rnd, pid, rnd.grids[pid].state.count(DOWN))
+        game.apply(pid, choose("expert", view(game, pid), rng))
+        if started is not None and started[:2] == (rnd, pid) and rnd.drawn is None:
+            assert rnd.grids[pid].state.count(DOWN) < started[2]
+            turns, started = turns + 1, None
+    assert game.is_over and turns > 20
