@@ -42,9 +42,9 @@ GOOD_RULES = {
 }
 
 
-def finish_small_game(browser, names=("Ann", "Bob"), bots=(), **rules):
+def finish_small_game(browser, names=("Ann", "Bob"), bots=(), end_score=10, **rules):
     people = seat_table(
-        browser, names, bots=bots, rows=2, cols=2, end_score=10, initial_flips=0, **rules
+        browser, names, bots=bots, rows=2, cols=2, end_score=end_score, initial_flips=0, **rules
     )
     start(people[0])
     rng = random.Random(7)

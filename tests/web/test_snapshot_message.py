@@ -4,11 +4,10 @@ back (finished rounds from its own copy of the game; read once per round at most
 
 from __future__ import annotations
 
-import random
 import sys
 
 import orjson
-from web_helpers import Player, form_posting_to, play_until, seat_table, start
+from table_helpers import finish_small_game
 
 import app.tables.store  # noqa: F401  (the module: `app.tables.store` is its Store)
 from app.hub import hub
@@ -17,23 +16,7 @@ from app.tables.store import Store, snapshot_message
 
 def play_a_game(browser, end_score: int) -> None:
     """Ann, Bob and a bot play 2 x 2 grids to `end_score` (several rounds)."""
-    people = seat_table(
-        browser,
-        ("Ann", "Bob"),
-        bots=("greedy",),
-        rows=2,
-        cols=2,
-        end_score=end_score,
-        initial_flips=0,
-    )
-    start(people[0])
-    rng = random.Random(7)
-    players = [Player(b, b.name, rng) for b in people]
-    while play_until(players) != "game_over":
-        for p in players:
-            form = form_posting_to(p.get(), "/next-round")
-            if form is not None:
-                p.submit(form)
+    finish_small_game(browser, bots=("greedy",), end_score=end_score)
 
 
 def seats_of(snap):
