@@ -87,7 +87,7 @@ class Scheduler:
 
 scheduler = Scheduler()
 _inline = threading.local()
-_active = scheduler  # the multi-process mode runs app.cluster.DueScheduler instead
+_active = scheduler  # the multi-process mode runs app.due.DueScheduler instead
 
 
 def use(active) -> None:

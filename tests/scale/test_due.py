@@ -9,7 +9,7 @@ import time
 import pytest
 
 from app import models
-from app.cluster import LEASE_SECONDS, claim_due, write_due
+from app.due import LEASE_SECONDS, claim_due, write_due
 from app.models import Due, Table, db
 
 
