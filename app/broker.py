@@ -183,28 +183,36 @@ class Broker:
         return f"{self.prefix}seen:{code}"
 
     def socket_held(self, pairs: Iterable[tuple[str, int]], now: float | None = None) -> None:
-        """This process holds a socket of each (code, seat): present for LIVE_TTL more."""
+        """This process holds a socket of each (code, seat): present for LIVE_TTL more.
+        One HSET and one EXPIRE per table and one ZADD for all: the heartbeat refreshes
+        every socket of the process, and Redis costs the process per command."""
         until = (time.time() if now is None else now) + LIVE_TTL
-        pipe = self.redis.pipeline(transaction=False)
-        count = 0
+        fields: dict[str, dict[str, float]] = {}
         for code, seat in pairs:
-            field = f"{seat}|{self.process}"
-            pipe.hset(self._live(code), field, until)
+            fields.setdefault(code, {})[f"{seat}|{self.process}"] = until
+        if not fields:
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        expiry: dict[str, float] = {}
+        for code, seats in fields.items():
+            pipe.hset(self._live(code), mapping=seats)
             pipe.expire(self._live(code), int(LIVE_TTL * 4))
-            pipe.zadd(self.prefix + "live", {f"{code}|{field}": until})
-            count += 1
-        if count:
-            pipe.execute()
+            expiry.update((f"{code}|{field}", until) for field in seats)
+        pipe.zadd(self.prefix + "live", expiry)
+        pipe.execute()
 
-    def socket_released(self, code: str, seat: int, now: float | None = None) -> None:
-        """This process's last socket of the seat closed: away from now on."""
+    def socket_released(
+        self, code: str, seat: int, now: float | None = None, seen_until: float = 0.0
+    ) -> None:
+        """This process's last socket of the seat closed: away from now on, or from
+        `seen_until` (the presence of the seat's requests while its socket was open)."""
         now = time.time() if now is None else now
         field = f"{seat}|{self.process}"
         pipe = self.redis.pipeline(transaction=False)
         pipe.hdel(self._live(code), field)
         pipe.zrem(self.prefix + "live", f"{code}|{field}")
         pipe.execute()
-        self.seen(code, seat, now)
+        self.seen(code, seat, max(now, seen_until))
 
     def seen(self, code: str, seat: int, until: float) -> None:
         """The seat counts as present until `until` (a request: a minute ahead)."""

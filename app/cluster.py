@@ -33,6 +33,10 @@ class SharedPresence:
         self._notify = notify  # (code, seat id, present) -> None: presence listeners
         self._cache: dict[str, tuple[float, dict[int, float], dict[int, float]]] = {}
         self._seen_written: dict[str, dict[int, float]] = {}  # code -> seat -> until
+        # Seats with a socket open here: their live field says they are present, so a
+        # request's "seen until" waits here (code -> seat -> until) for the last socket
+        # to close instead of costing a Redis write per request.
+        self._open: dict[str, dict[int, float]] = {}
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
@@ -43,12 +47,24 @@ class SharedPresence:
 
     # ----- writes (this process's sockets and requests) ------------------------------
     def opened(self, code: str, seat_id: int) -> None:
+        with self._lock:
+            self._open.setdefault(code, {}).setdefault(seat_id, 0.0)
         self._write(code, lambda: self.broker.socket_held([(code, seat_id)]))
 
     def closed(self, code: str, seat_id: int) -> None:
-        self._write(code, lambda: self.broker.socket_released(code, seat_id))
+        with self._lock:
+            seats = self._open.get(code, {})
+            until = seats.pop(seat_id, 0.0)
+            if not seats:
+                self._open.pop(code, None)
+        self._write(code, lambda: self.broker.socket_released(code, seat_id, seen_until=until))
 
     def seen(self, code: str, seat_id: int, until: float) -> None:
+        with self._lock:
+            held = self._open.get(code)
+            if held is not None and seat_id in held:
+                held[seat_id] = max(held[seat_id], until)  # written when the socket closes
+                return
         # Every request of a seated player says "seen until a minute from now": Redis
         # keeps the latest time, so a time at most SEEN_SLACK later than the one this
         # process last wrote is not written again (nor the table's presence read again

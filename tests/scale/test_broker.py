@@ -125,6 +125,45 @@ def test_each_process_sees_the_sockets_and_requests_of_the_others(pair):
     assert on_b.present("ABCDEF") == {6}
 
 
+def test_requests_of_a_seat_with_a_socket_open_are_written_when_it_closes(pair):
+    a, b = pair
+    on_a, on_b = shared_presence(a), shared_presence(b)
+    on_b.shared.CACHE_SECONDS = 0
+    writes = []
+    seen = a.seen
+    a.seen = lambda code, seat, until: writes.append(seat) or seen(code, seat, until)
+    on_a.opened("ABCDEF", 5)
+    on_a.touch("ABCDEF", 5)  # its page's requests: the socket already says "present"
+    on_a.touch("ABCDEF", 5)
+    assert writes == []
+    assert on_b.absent_from("ABCDEF", 5) is None
+    on_a.closed("ABCDEF", 5)  # the page is gone: present for the minute its request gave
+    assert writes == [5]
+    assert on_b.absent_from("ABCDEF", 5) == pytest.approx(time.time() + 60, abs=2)
+    assert on_b.present("ABCDEF") == {5}
+    on_a.touch("ABCDEF", 5)  # no socket open: a request is written at once
+    assert writes == [5, 5]
+
+
+def test_a_heartbeat_refreshes_every_socket_of_its_process(pair):
+    a, b = pair
+    now = time.time()
+    a.socket_held([("AAAAAA", 1), ("AAAAAA", 2), ("BBBBBB", 3)], now=now)
+    b.socket_held([("AAAAAA", 2)], now=now)
+    later = now + 10
+    a.socket_held([("AAAAAA", 1), ("AAAAAA", 2), ("BBBBBB", 3)], now=later)
+    assert a.table_presence("AAAAAA")[0] == {
+        1: pytest.approx(later + broker_module.LIVE_TTL),
+        2: pytest.approx(later + broker_module.LIVE_TTL),
+    }
+    assert a.table_presence("BBBBBB")[0] == {3: pytest.approx(later + broker_module.LIVE_TTL)}
+    # B stopped refreshing seat 2 at AAAAAA: only its entry is reaped, A's stay.
+    assert a.reap(now=now + broker_module.LIVE_TTL + 1) == [
+        ("AAAAAA", 2, pytest.approx(now + broker_module.LIVE_TTL))
+    ]
+    assert set(a.table_presence("AAAAAA")[0]) == {1, 2}
+
+
 def test_a_fresh_read_of_presence_travels_with_a_change_and_spares_a_redis_read(pair):
     a, b = pair
     on_a, on_b = shared_presence(a), shared_presence(b)
