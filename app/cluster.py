@@ -12,6 +12,8 @@ import logging
 import threading
 import time
 
+from flask.testing import EnvironBuilder
+
 from .due import DueScheduler
 from .hub import background
 
@@ -200,6 +202,20 @@ class Fanout:
         # code -> (what to push next ("table" wins), the newest snapshot sent or None)
         self._pending: dict[str, tuple[str, dict | None]] = {}
         self._running: set[str] = set()
+        self._environs: dict[str, dict] = {}  # base URL -> the WSGI environ of a request
+
+    def _as_request_from(self, base_url: str):
+        """A request context as if from a page at `base_url`: links and form actions come
+        out relative, as in the pushes of the process that made the change. Its environ
+        is built once per base URL (building one took as long as the push's rendering
+        of a small table)."""
+        environ = self._environs.get(base_url)
+        if environ is None:
+            if len(self._environs) >= 100:
+                self._environs.clear()
+            environ = EnvironBuilder(self.app, base_url=base_url).get_environ()
+            self._environs[base_url] = environ
+        return self.app.request_context(dict(environ))
 
     def publish(self, code: str, what: str, snapshot) -> None:
         from .tables.store import snapshot_message
@@ -235,7 +251,7 @@ class Fanout:
         request of their page would (it renders their partials)."""
         conns = self.hub.connections(code)
         if conns:
-            with self.app.test_request_context(base_url=conns[0].base_url):
+            with self._as_request_from(conns[0].base_url):
                 self.hub.show_event(code, name, data)
 
     def _queue(self, code: str, what: str, state: dict | None = None, reload=False) -> None:
@@ -263,9 +279,7 @@ class Fanout:
             if not conns:
                 continue
             try:
-                # As a request from the sockets' page: links and form actions come out
-                # relative, as in the pushes of the process that made the change.
-                with self.app.test_request_context(base_url=conns[0].base_url):
+                with self._as_request_from(conns[0].base_url):
                     snap = None
                     if state is not None:
                         if state.get("pr") and self.shared is not None:
