@@ -67,6 +67,9 @@ class Broker:
         self.redis = redis.Redis(connection_pool=pool)
         self._seen_max = self.redis.register_script(_SEEN_MAX)
         self._skip_until = 0.0
+        self._outbox: list[bytes] = []  # messages waiting for the publish in progress
+        self._outbox_lock = threading.Lock()
+        self._sending = False
         self.listening = threading.Event()  # set while the listener is subscribed
         self._on_event: Callable[[str, str, object], None] | None = None
         self._stop = threading.Event()
@@ -96,8 +99,48 @@ class Broker:
         if state is not None:
             message["s"] = state
         message = orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS)
+        with self._outbox_lock:
+            self._outbox.append(message)
+            if self._sending:
+                return True  # the caller sending now takes it along, in its next round trip
+            self._sending = True
+        return self._send_outbox()
+
+    def _send_outbox(self, in_request: bool = True) -> bool:
+        """Publish what waits in the outbox, a batch per round trip, until none is left.
+        Under load many changes are announced while one publish waits for its answer:
+        they go together then (a pipeline), not one round trip each. A request sends one
+        batch (its own message in it) and leaves the rest to a background sender."""
+        sent = True
         try:
-            self.redis.publish(self.channel, message)
+            while True:
+                with self._outbox_lock:
+                    batch, self._outbox = self._outbox, []
+                    if not batch:
+                        self._sending = False
+                        return sent
+                sent = self._send(batch) and sent
+                if in_request and self._outbox:
+                    threading.Thread(
+                        target=self._send_outbox, args=(False,), name="skymo-publish", daemon=True
+                    ).start()
+                    return sent
+        except BaseException:
+            with self._outbox_lock:
+                self._sending = False
+            raise
+
+    def _send(self, batch: list[bytes]) -> bool:
+        if self.down():
+            return False  # skipped: the listeners resync when Redis is back
+        try:
+            if len(batch) == 1:
+                self.redis.publish(self.channel, batch[0])
+            else:
+                pipe = self.redis.pipeline(transaction=False)
+                for message in batch:
+                    pipe.publish(self.channel, message)
+                pipe.execute()
             return True
         except redis.RedisError as exc:
             self.failed(exc, "publish")

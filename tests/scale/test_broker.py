@@ -60,6 +60,40 @@ def test_a_change_published_by_one_process_reaches_the_other(pair):
         own.get(timeout=0.3)  # a process does not hear its own changes back
 
 
+def test_changes_announced_at_once_all_arrive_in_order_and_nothing_waits(pair):
+    """Publishes made while another one waits for Redis go in that one's next batch."""
+    a, b = pair
+    got, _ = listen(b)
+    batches = []
+    send = a._send
+
+    def slow_send(batch):
+        batches.append(len(batch))
+        time.sleep(0.01)  # Redis answering slowly: the others' announcements wait
+        return send(batch)
+
+    a._send = slow_send
+    start = threading.Barrier(20)
+
+    def announce(table: int) -> None:
+        start.wait(5)
+        for version in range(1, 6):
+            assert a.publish(f"T{table:05d}", "table", version)
+
+    threads = [threading.Thread(target=announce, args=(t,)) for t in range(20)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(20)
+    heard: dict[str, list[int]] = {}
+    for _ in range(100):
+        code, _, version, _ = got.get(timeout=5)
+        heard.setdefault(code, []).append(version)
+    assert heard == {f"T{t:05d}": [1, 2, 3, 4, 5] for t in range(20)}
+    assert got.empty() and not a._sending and a._outbox == []
+    assert sum(batches) == 100 and len(batches) < 100  # some went together (a pipeline)
+
+
 def test_the_listener_reconnects_and_resyncs_after_its_connection_is_killed(pair, redis_prefix):
     a, b = pair
     got, resyncs = listen(b)
