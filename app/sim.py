@@ -96,7 +96,7 @@ def _play(rules: RuleSet, bots: list[str], seed, game_id: str, max_turns: int) -
         p.id: (SIGHTED[p.bot], Sight(game, p.id)) if p.bot in SIGHTED else (BOTS[p.bot], None)
         for p in players
     }
-    apply = game.apply
+    play = game.play
     turns = 0
     while True:
         phase = game.phase
@@ -110,12 +110,12 @@ def _play(rules: RuleSet, bots: list[str], seed, game_id: str, max_turns: int) -
             for pid in rnd.seating:
                 bot, sight = seats[pid]
                 while game.phase == SETUP and rnd.setup_left.get(pid, 0) > 0:
-                    apply(pid, bot(sight or view(game, pid), rng))
+                    play(pid, bot(sight or view(game, pid), rng))
             continue
         pid = rnd.turn
         bot, sight = seats[pid]
         action = bot(sight or view(game, pid), rng)
-        apply(pid, action)
+        play(pid, action)
         if type(action) is not Draw:
             turns += 1
             if turns >= max_turns:
