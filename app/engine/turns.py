@@ -16,7 +16,7 @@ from .state import (
     UP,
     Grid,
     IllegalMove,
-    shuffle,
+    shuffle_once,
 )
 
 
@@ -27,16 +27,17 @@ class Turns:
         """Where `player_id` is in a move now: "setup" (first flips left), "take" (their
         turn, nothing drawn), "drawn" (their turn, a card drawn), or None (no move)."""
         phase = self.phase
-        if phase != SETUP and phase != PLAY or player_id in self.forfeited or not self.rounds:
+        if phase == PLAY and self.rounds:  # asked before every move: the usual case first
+            rnd = self.rounds[-1]
+            if rnd.turn != player_id or player_id in self.forfeited or player_id not in rnd.grids:
+                return None
+            return "take" if rnd.drawn is None else "drawn"
+        if phase != SETUP or player_id in self.forfeited or not self.rounds:
             return None
         rnd = self.rounds[-1]
         if player_id not in rnd.grids:
             return None
-        if phase == SETUP:
-            return "setup" if rnd.setup_left.get(player_id, 0) > 0 else None
-        if rnd.turn != player_id:
-            return None
-        return "take" if rnd.drawn is None else "drawn"
+        return "setup" if rnd.setup_left.get(player_id, 0) > 0 else None
 
     def legal_actions(self, player_id: str) -> list[Action]:
         """Every move `player_id` may make now (Forfeit excepted: always allowed)."""
@@ -68,7 +69,7 @@ class Turns:
         kind = type(action)
         if kind is Forfeit:
             return
-        if phase == ROUND_OVER or phase == SCORING:
+        if phase in (ROUND_OVER, SCORING):
             raise IllegalMove("The round is over; the next one has not started yet")
         rnd = self.rounds[-1]
         grid = rnd.grids[player_id]
@@ -130,7 +131,7 @@ class Turns:
             Frozen(type="reveal", player=player_id, row=row, col=col, value=grid.values[i])
         )
         if _may_clear(grid.state, grid.cols, i, self.rules.clear_rows):
-            self._clear(player_id)
+            self._clear(player_id, i)
         self._maybe_finish_setup()
 
     def _take_discard(self, player_id: str, action: TakeDiscard) -> None:
@@ -157,7 +158,7 @@ class Turns:
             Frozen(type=kind, player=player_id, row=row, col=col, value=card, replaced=old)
         )
         if _may_clear(state, cols, i, self.rules.clear_rows):
-            self._clear(player_id)
+            self._clear(player_id, i)
         self._end_turn(player_id)
 
     def _draw(self, player_id: str, action: Draw) -> None:
@@ -176,7 +177,7 @@ class Turns:
         cards = rnd.discard[:-1]
         if order is None:
             order = list(cards)
-            shuffle(self._rng(rnd.number, "reshuffle", rnd.reshuffles), order)
+            shuffle_once(self._rng(rnd.number, "reshuffle", rnd.reshuffles), order)
         elif sorted(order) != sorted(cards):
             raise IllegalMove("A reshuffle must use exactly the discard pile under its top card")
         rnd.reshuffles += 1
@@ -218,7 +219,7 @@ class Turns:
             )
             rnd.log.append(Frozen(type="discard_drawn", player=player_id, value=card, flip=flip))
             if _may_clear(grid.state, cols, i, self.rules.clear_rows):
-                self._clear(player_id)
+                self._clear(player_id, i)
         self._end_turn(player_id)
 
     def _forfeit(self, player_id: str, action: Forfeit) -> None:
@@ -262,10 +263,18 @@ class Turns:
                 rnd.turn = self._next_after(player_id)
 
     # ----- helpers for moves ---------------------------------------------------------
-    def _clear(self, player_id: str) -> None:
-        """Clear the player's complete lines."""
+    def _clear(self, player_id: str, at: int | None = None) -> None:
+        """Clear the player's complete lines. `at`: the one cell changed since the last
+        clear (clears run after every change), so without row clears only its column
+        may be complete (a column's clear completes no other column)."""
         rnd = self.rounds[-1]
-        for kind, number, values in rnd.grids[player_id].clear_lines(self.rules.clear_rows):
+        grid = rnd.grids[player_id]
+        clear_rows = self.rules.clear_rows
+        if at is None or clear_rows:
+            cleared = grid.clear_lines(clear_rows)
+        else:
+            cleared = grid.clear_column(at % grid.cols)
+        for kind, number, values in cleared:
             rnd.discard.extend(values)
             rnd.log.append(
                 Frozen(type="clear", player=player_id, line=kind, index=number, value=values[0])

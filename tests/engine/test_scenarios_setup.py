@@ -282,3 +282,52 @@ def test_the_engines_shuffle_is_randoms_shuffle():
             shuffle(rng, mine)
             assert mine == expected
             assert rng.getstate() == theirs.getstate()  # the same bits drawn
+
+
+def test_a_shuffle_from_one_draw_of_words_is_randoms_shuffle():
+    """Deals and reshuffles use state.shuffle_once (their rng shuffles once, then is
+    dropped): the same order as random.Random.shuffle, from words drawn in one call."""
+    import random
+
+    from app.engine.state import DECK, shuffle_once
+
+    for seed in range(200):
+        for cards in (list(DECK), list(range(seed % 40)), ["a"], []):
+            expected, mine = list(cards), list(cards)
+            random.Random(f"deck-{seed}").shuffle(expected)
+            shuffle_once(random.Random(f"deck-{seed}"), mine)
+            assert mine == expected
+
+
+class _Words:
+    """An rng from a list of 32-bit words, made as CPython's Random makes them."""
+
+    def __init__(self, words):
+        self.words = list(words)
+        self.at = 0
+
+    def _next(self):
+        self.at += 1
+        return self.words[self.at - 1]
+
+    def getrandbits(self, k):
+        if k <= 32:
+            return self._next() >> (32 - k)
+        assert k % 32 == 0
+        return sum(self._next() << (32 * n) for n in range(k // 32))
+
+
+def test_a_shuffle_needing_more_words_than_drawn_draws_more_and_keeps_the_order():
+    import random
+
+    from app.engine.state import DECK, shuffle, shuffle_once
+
+    # Words at the top of the range are refused for every card but the first: a deck
+    # that needs far more words than one draw makes.
+    source = random.Random("words")
+    words = [0xFFFFFFFF if k < 400 else source.getrandbits(32) for k in range(5000)]
+    expected, mine = list(DECK), list(DECK)
+    shuffle(_Words(words), expected)
+    shuffle_once(_Words(words), mine)
+    assert mine == expected
+    assert sorted(mine) == sorted(DECK) and mine != list(DECK)
