@@ -56,16 +56,13 @@ class Turns:
         return keeps + (flips or [_DISCARD_NOTHING])
 
     def _check(self, player_id: str, action: Action) -> None:
-        """Every validation happens here, before anything changes. (Runs before every
-        move: the usual case, a turn in play, is tested first where the order of the
-        messages allows.)"""
+        """Every validation happens here, before anything changes."""
         phase = self.phase
+        if phase == PLAY:  # runs before every move: a turn in play first
+            return self._check_turn(player_id, action)
         if phase == GAME_OVER:
             raise IllegalMove("The game is over")
-        if player_id not in self.totals:
-            raise IllegalMove("You are not playing in this game")
-        if player_id in self.forfeited:
-            raise IllegalMove("You have left this game")
+        self._check_player(player_id)
         kind = type(action)
         if kind is Forfeit:
             return
@@ -80,14 +77,36 @@ class Turns:
                 raise IllegalMove("You have already turned your first cards; wait for the others")
             self._check_face_down(grid, action.row, action.col)
             return
+        self._check_turn(player_id, action)  # an unknown phase: as in play
+
+    def _check_player(self, player_id: str) -> None:
+        if player_id not in self.totals:
+            raise IllegalMove("You are not playing in this game")
+        if player_id in self.forfeited:
+            raise IllegalMove("You have left this game")
+
+    def _check_turn(self, player_id: str, action: Action) -> None:
+        """The checks of a move in play, in the order their messages take precedence.
+        (It runs before every move, so _check_player's two checks are written out.)"""
+        if player_id not in self.totals:
+            raise IllegalMove("You are not playing in this game")
+        if player_id in self.forfeited:
+            raise IllegalMove("You have left this game")
+        kind = type(action)
+        rnd = self.rounds[-1]
+        if kind is Draw:
+            if rnd.turn != player_id:
+                raise IllegalMove(f"It is {self.name(rnd.turn)}'s turn")
+            if rnd.drawn is not None:
+                raise IllegalMove("You have drawn a card: keep it or discard it")
+            return
+        if kind is Forfeit:
+            return
+        grid = rnd.grids[player_id]
         if kind is Reveal:
             raise IllegalMove("Play has started: draw a card or take the discard")
         if rnd.turn != player_id:
             raise IllegalMove(f"It is {self.name(rnd.turn)}'s turn")
-        if kind is Draw:
-            if rnd.drawn is not None:
-                raise IllegalMove("You have drawn a card: keep it or discard it")
-            return
         if kind is TakeDiscard:
             if rnd.drawn is not None:
                 raise IllegalMove("You have drawn a card: keep it or discard it")
