@@ -11,7 +11,6 @@ from .state import (
     GONE,
     PLAY,
     ROUND_OVER,
-    SCORING,
     SETUP,
     UP,
     Grid,
@@ -56,38 +55,10 @@ class Turns:
         return keeps + (flips or [_DISCARD_NOTHING])
 
     def _check(self, player_id: str, action: Action) -> None:
-        """Every validation happens here, before anything changes."""
-        phase = self.phase
-        if phase == PLAY:  # runs before every move: a turn in play first
-            return self._check_turn(player_id, action)
-        if phase == GAME_OVER:
-            raise IllegalMove("The game is over")
-        self._check_player(player_id)
-        kind = type(action)
-        if kind is Forfeit:
-            return
-        if phase in (ROUND_OVER, SCORING):
-            raise IllegalMove("The round is over; the next one has not started yet")
-        rnd = self.rounds[-1]
-        grid = rnd.grids[player_id]
-        if phase == SETUP:
-            if kind is not Reveal:
-                raise IllegalMove("Turn your first cards face up before play starts")
-            if rnd.setup_left[player_id] <= 0:
-                raise IllegalMove("You have already turned your first cards; wait for the others")
-            self._check_face_down(grid, action.row, action.col)
-            return
-        self._check_turn(player_id, action)  # an unknown phase: as in play
-
-    def _check_player(self, player_id: str) -> None:
-        if player_id not in self.totals:
-            raise IllegalMove("You are not playing in this game")
-        if player_id in self.forfeited:
-            raise IllegalMove("You have left this game")
-
-    def _check_turn(self, player_id: str, action: Action) -> None:
-        """The checks of a move in play, in the order their messages take precedence.
-        (It runs before every move, so _check_player's two checks are written out.)"""
+        """Every validation happens here, before anything changes. (It runs before
+        every move: a turn in play, the usual case, is checked here, the others apart.)"""
+        if self.phase != PLAY:
+            return self._check_outside_play(player_id, action)
         if player_id not in self.totals:
             raise IllegalMove("You are not playing in this game")
         if player_id in self.forfeited:
@@ -102,11 +73,11 @@ class Turns:
             return
         if kind is Forfeit:
             return
-        grid = rnd.grids[player_id]
         if kind is Reveal:
             raise IllegalMove("Play has started: draw a card or take the discard")
         if rnd.turn != player_id:
             raise IllegalMove(f"It is {self.name(rnd.turn)}'s turn")
+        grid = rnd.grids[player_id]
         if kind is TakeDiscard:
             if rnd.drawn is not None:
                 raise IllegalMove("You have drawn a card: keep it or discard it")
@@ -127,6 +98,27 @@ class Turns:
             raise IllegalMove("There is no card at that position")
         if grid.state[row * grid.cols + col] == GONE:
             raise IllegalMove("That card was cleared from the grid")
+
+    def _check_outside_play(self, player_id: str, action: Action) -> None:
+        """_check at setup, between rounds and once the game is over."""
+        phase = self.phase
+        if phase == GAME_OVER:
+            raise IllegalMove("The game is over")
+        if player_id not in self.totals:
+            raise IllegalMove("You are not playing in this game")
+        if player_id in self.forfeited:
+            raise IllegalMove("You have left this game")
+        kind = type(action)
+        if kind is Forfeit:
+            return
+        if phase != SETUP:
+            raise IllegalMove("The round is over; the next one has not started yet")
+        rnd = self.rounds[-1]
+        if kind is not Reveal:
+            raise IllegalMove("Turn your first cards face up before play starts")
+        if rnd.setup_left[player_id] <= 0:
+            raise IllegalMove("You have already turned your first cards; wait for the others")
+        self._check_face_down(rnd.grids[player_id], action.row, action.col)
 
     @staticmethod
     def _check_face_down(grid: Grid, row: int, col: int) -> None:
