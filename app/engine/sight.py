@@ -13,8 +13,6 @@ keep their identity between turns (the bots cache by identity)."""
 
 from __future__ import annotations
 
-from functools import partial
-
 from .reading import CLEARED, HIDDEN, STALL_EVENTS, _flat, _lines, _opponents, choices, moves
 from .state import DOWN, GONE, UP
 
@@ -57,19 +55,20 @@ _TARGETS: dict[tuple, tuple[list, list]] = {}
 class Sight:
     """Player `me`'s public information in `game`, read when asked (never copied)."""
 
-    __slots__ = ("_game", "me", "rules", "lines", "choices", "_grids", "stage")
+    __slots__ = ("_game", "me", "rules", "lines", "choices", "_grids")
 
     def __init__(self, game, me: str):
         self._game = game
         self.me = me
-        # stage(): my stage now (setup, take, drawn or None: no move), as Game.stage
-        # says it (bound once: a bot asks before every move).
-        self.stage = partial(game.stage, me)
         self.rules = game.rules  # frozen, public, the same all game
         self.lines = _lines(self.rules.rows, self.rules.cols, self.rules.clear_rows)
         # The actions to answer with, by kind and cell (reading.Choices).
         self.choices = choices(self.rules.rows, self.rules.cols)
         self._grids: dict[str, _Read] = {}
+
+    def stage(self) -> str | None:
+        """My stage now (setup, take, drawn or None: no move), as Game.stage says it."""
+        return self._game.stage(self.me)
 
     def grid(self, player: str) -> _Read:
         """`player`'s grid read: `cells` (flat codes: face-up values, else HIDDEN or
