@@ -24,28 +24,15 @@ ROUND_OVER = "round_over"  # scored; waiting for start_next_round()
 GAME_OVER = "game_over"
 
 
-def shuffle(rng, cards: list) -> None:
-    """`rng.shuffle(cards)`: the very same order (every seeded game depends on it), in
-    one function for a whole deck (random.shuffle makes a Python call per card, and a
-    deal shuffles 150). tests/engine/test_scenarios_setup.py compares the two."""
-    getrandbits = rng.getrandbits
-    for i in range(len(cards) - 1, 0, -1):
-        # As Random._randbelow_with_getrandbits(i + 1): draw bits until below i + 1.
-        n = i + 1
-        k = n.bit_length()
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        cards[i], cards[j] = cards[j], cards[i]
-
-
 def shuffle_once(rng, cards: list) -> None:
-    """`shuffle(rng, cards)` for an rng made for this one shuffle (a deal's, a
-    reshuffle's): the very same order, from random words drawn in one call instead of
-    one call per card, so `rng` is left further on than `shuffle` leaves it.
+    """`rng.shuffle(cards)` for an rng made for this one shuffle (a deal's, a
+    reshuffle's): the very same order (every seeded game depends on it), from random
+    words drawn in one call instead of one Python call per card (a deal shuffles 150),
+    so `rng` is left further on than `rng.shuffle` leaves it.
 
-    As CPython's Random.getrandbits(k) for k <= 32, each draw is the top k bits of the
-    next 32-bit word, and getrandbits(32 * n) lays n words out least significant first;
+    As random.shuffle (CPython 3.11) draws below i + 1 with getrandbits(k), k the bit
+    length of i + 1, until below: each draw is the top k bits of the next 32-bit word,
+    and getrandbits(32 * n) lays n words out least significant first.
     tests/engine/test_scenarios_setup.py compares the orders."""
     steps = _STEPS.get(len(cards))
     if steps is None:
