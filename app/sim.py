@@ -19,6 +19,7 @@ from pathlib import Path
 
 from .engine import (
     GAME_OVER,
+    PLAY,
     ROUND_OVER,
     SETUP,
     Draw,
@@ -96,31 +97,34 @@ def _play(rules: RuleSet, bots: list[str], seed, game_id: str, max_turns: int) -
         p.id: (SIGHTED[p.bot], Sight(game, p.id)) if p.bot in SIGHTED else (BOTS[p.bot], None)
         for p in players
     }
-    apply = game.apply
+    play = game.play
     turns = 0
     while True:
         phase = game.phase
-        if phase == GAME_OVER:
-            break
-        if phase == ROUND_OVER:
-            game.start_next_round()
-            continue
         rnd = game.rounds[-1]
-        if phase == SETUP:
+        if phase == PLAY:
+            # The turns of a round (most of the work: kept to the few steps it needs).
+            while phase == PLAY:
+                pid = rnd.turn
+                bot, sight = seats[pid]
+                action = bot(sight or view(game, pid), rng)
+                play(pid, action)
+                phase = game.phase
+                if type(action) is not Draw:
+                    turns += 1
+                    if turns >= max_turns:
+                        return game
+        elif phase == GAME_OVER:
+            return game
+        elif phase == ROUND_OVER:
+            game.start_next_round()
+        elif phase == SETUP:
             for pid in rnd.seating:
                 bot, sight = seats[pid]
                 while game.phase == SETUP and rnd.setup_left.get(pid, 0) > 0:
-                    apply(pid, bot(sight or view(game, pid), rng))
-            continue
-        pid = rnd.turn
-        bot, sight = seats[pid]
-        action = bot(sight or view(game, pid), rng)
-        apply(pid, action)
-        if type(action) is not Draw:
-            turns += 1
-            if turns >= max_turns:
-                break
-    return game
+                    play(pid, bot(sight or view(game, pid), rng))
+        else:
+            raise AssertionError(f"a bot game in phase {phase}")
 
 
 # ----- the command -------------------------------------------------------------------

@@ -112,12 +112,16 @@ class Game(Turns, Rounds):
         """Apply one move, or raise IllegalMove and change nothing.
 
         Returns the public events the move caused (for move logs and animations)."""
+        start = len(self.rounds[-1].log) if self.rounds else 0
         self._check(player_id, action)
-        handler = _HANDLERS[type(action)]
-        log = self.rounds[-1].log if self.rounds else []
-        start = len(log)
-        handler(self, player_id, action)
+        _HANDLERS[type(action)](self, player_id, action)
         return self.rounds[-1].log[start:]
+
+    def play(self, player_id: str, action: Action) -> None:
+        """`apply` for callers that do not read the events (bot games): the same checks
+        and changes, without copying the events out."""
+        self._check(player_id, action)
+        _HANDLERS[type(action)](self, player_id, action)
 
     # ----- results -------------------------------------------------------------------
     def ranking(self) -> list[dict]:

@@ -10,7 +10,6 @@ from .reading import (
     CLEARED,
     HIDDEN,
     MEAN_CARD,
-    _action,
     _clear_bonus,
     _estimate,
     _reveal_spread,
@@ -25,6 +24,15 @@ def _best_place(cells, targets, x: int, lines, mean: float) -> tuple[int, float]
     """Which of the `targets` (cells a face-up `x` may replace, in grid order) gains
     most for this grid: (index, points gained); the first such cell on a tie."""
     if x not in cells:  # no clear possible (it needs another card of the same value)
+        if len(targets) == len(cells):  # _most_worth's usual case, without the call
+            top = max(cells)  # the highest face-up card (the markers are lower than any)
+            if mean >= top and HIDDEN in cells:
+                hidden = cells.index(HIDDEN)
+                if mean > top:
+                    return hidden, mean - x
+                first = min(hidden, cells.index(top))
+                return first, (cells[first] if first != hidden else mean) - x
+            return cells.index(top), top - x
         if not targets:
             return -1, -1e9
         i, worth = _most_worth(cells, targets, mean)
@@ -104,29 +112,35 @@ def greedy_play(sight, rng: random.Random) -> Action:
     """The greedy move of `sight`'s player: `sight` is a Sight (read in place from the
     game) or a ViewSight (read from a view); both show only what that player may see."""
     kind = sight.stage()
-    if kind is None:
-        raise ValueError("the viewer has no move to make")
-    cols = sight.rules.cols
-    mine = sight.grid(sight.me)
-    cells = mine.cells
-    if kind == "setup":
-        return _reveal_spread(cells, mine.down, cols, rng)
-    lines = sight.lines
-    if kind == "take":
+    mine = sight.grid(sight.me) if kind is not None else None
+    if kind == "take":  # the usual cases first: a bot answers some 400 times a game
+        cells = mine.cells
         top = sight.discard_top()
-        i, gain = _best_place(cells, mine.kept, top, lines, MEAN_CARD)
+        i, gain = _best_place(cells, mine.kept, top, sight.lines, MEAN_CARD)
         if gain >= GREEDY_TAKE and not (
             cells[i] == HIDDEN
             and cells.count(HIDDEN) == 1
             and _greedy_fears_end(sight, cells, i, top)
         ):
-            return _action("take_discard", i, cols)
-        return _action("draw", None, cols)
+            return sight.choices.take[i]
+        return sight.choices.draw
+    if kind == "drawn":
+        return _drawn_play(sight, mine, rng)
+    if kind == "setup":
+        return _reveal_spread(mine.cells, mine.down, sight.rules.cols, rng)
+    raise ValueError("the viewer has no move to make")
+
+
+def _drawn_play(sight, mine, rng: random.Random) -> Action:
+    """Keep the drawn card where it gains most, or discard it and turn a card."""
+    cells = mine.cells
     drawn = sight.drawn()
+    lines = sight.lines
     i, gain = _best_place(cells, mine.kept, drawn, lines, MEAN_CARD)
+    choices = sight.choices
     flips = mine.down
     if flips[0] is None:  # nothing left to turn over
-        return _action("keep_drawn", i, cols) if gain > 0 else _action("discard_drawn", None, cols)
+        return choices.keep[i] if gain > 0 else choices.discard_nothing
     keep = gain >= GREEDY_KEEP
     if len(flips) == 1 and (cells[i] == HIDDEN or not keep):
         # This move would turn my last card and end the round: only if it likely pays.
@@ -134,10 +148,10 @@ def greedy_play(sight, rng: random.Random) -> Action:
         if _greedy_fears_end(sight, cells, flips[0], ending_score):
             j, up_gain = _best_up_place(cells, drawn, lines)
             if j >= 0 and up_gain >= -3:
-                return _action("keep_drawn", j, cols)
+                return choices.keep[j]
     if keep:
-        return _action("keep_drawn", i, cols)
-    return _action("discard_drawn", rng.choice(flips), cols)
+        return choices.keep[i]
+    return choices.flip[rng.choice(flips)]
 
 
 def _best_up_place(cells: list[int], x: int, lines) -> tuple[int, float]:

@@ -155,6 +155,32 @@ _KINDS = {"reveal": Reveal, "take_discard": TakeDiscard, "keep_drawn": KeepDrawn
 _ACTIONS: dict[tuple, Action] = {}
 
 
+class Choices:
+    """Every action a bot may choose on one grid shape, by kind and flat index: the
+    very objects `_action` gives, looked up without building a key per move."""
+
+    __slots__ = ("reveal", "take", "keep", "flip", "draw", "discard_nothing")
+
+    def __init__(self, rows: int, cols: int):
+        cells = range(rows * cols)
+        self.reveal = tuple(_action("reveal", i, cols) for i in cells)
+        self.take = tuple(_action("take_discard", i, cols) for i in cells)
+        self.keep = tuple(_action("keep_drawn", i, cols) for i in cells)
+        self.flip = tuple(_action("discard_drawn", i, cols) for i in cells)
+        self.draw = _action("draw", None, cols)
+        self.discard_nothing = _action("discard_drawn", None, cols)
+
+
+def choices(rows: int, cols: int) -> Choices:
+    found = _CHOICES.get((rows, cols))
+    if found is None:
+        found = _CHOICES[(rows, cols)] = Choices(rows, cols)
+    return found
+
+
+_CHOICES: dict[tuple[int, int], Choices] = {}
+
+
 def _lines(rows: int, cols: int, clear_rows: bool) -> list[list[tuple[int, ...]]]:
     """For each cell, the lines (tuples of cell indexes) that can clear through it."""
     key = (rows, cols, clear_rows)

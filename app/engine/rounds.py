@@ -17,7 +17,7 @@ from .state import (
     Grid,
     IllegalMove,
     Round,
-    shuffle,
+    shuffle_once,
 )
 
 
@@ -36,7 +36,7 @@ class Rounds:
             seating = self._seating_for(number, active)
         if deck is None:
             deck = list(DECK)
-            shuffle(self._rng(number, "deck"), deck)
+            shuffle_once(self._rng(number, "deck"), deck)
             # The deck is listed in dealing order: grids, then discard, then draw pile.
         rnd = Round(number, list(seating))
         n = rules.cells

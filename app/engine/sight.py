@@ -13,9 +13,7 @@ keep their identity between turns (the bots cache by identity)."""
 
 from __future__ import annotations
 
-from functools import partial
-
-from .reading import CLEARED, HIDDEN, STALL_EVENTS, _flat, _lines, _opponents, moves
+from .reading import CLEARED, HIDDEN, STALL_EVENTS, _flat, _lines, _opponents, choices, moves
 from .state import DOWN, GONE, UP
 
 # A cell's code by its state, or else (face up) its card: the value only when face up.
@@ -40,7 +38,7 @@ class _Read:
         key = tuple(state)
         targets = _TARGETS.get(key)
         if targets is None:
-            if len(_TARGETS) > 4096:
+            if len(_TARGETS) > 16384:  # a few thousand seen in 200 games
                 _TARGETS.clear()
             targets = _TARGETS[key] = (
                 [i for i, s in enumerate(state) if s == DOWN] or _NOTHING_TO_TURN,
@@ -57,17 +55,20 @@ _TARGETS: dict[tuple, tuple[list, list]] = {}
 class Sight:
     """Player `me`'s public information in `game`, read when asked (never copied)."""
 
-    __slots__ = ("_game", "me", "rules", "lines", "_grids", "stage")
+    __slots__ = ("_game", "me", "rules", "lines", "choices", "_grids")
 
     def __init__(self, game, me: str):
         self._game = game
         self.me = me
-        # stage(): my stage now (setup, take, drawn or None: no move), as Game.stage
-        # says it (bound once: a bot asks before every move).
-        self.stage = partial(game.stage, me)
         self.rules = game.rules  # frozen, public, the same all game
         self.lines = _lines(self.rules.rows, self.rules.cols, self.rules.clear_rows)
+        # The actions to answer with, by kind and cell (reading.Choices).
+        self.choices = choices(self.rules.rows, self.rules.cols)
         self._grids: dict[str, _Read] = {}
+
+    def stage(self) -> str | None:
+        """My stage now (setup, take, drawn or None: no move), as Game.stage says it."""
+        return self._game.stage(self.me)
 
     def grid(self, player: str) -> _Read:
         """`player`'s grid read: `cells` (flat codes: face-up values, else HIDDEN or
@@ -108,13 +109,14 @@ class Sight:
 class ViewSight:
     """The same questions answered from a view (view.py) or its JSON copy."""
 
-    __slots__ = ("view", "me", "rules", "lines", "_moves")
+    __slots__ = ("view", "me", "rules", "lines", "choices", "_moves")
 
     def __init__(self, view: dict):
         self.view = view
         self.me = view["me"]
         self.rules = _RulesOfView(view["rules"])
         self.lines = _lines(self.rules.rows, self.rules.cols, self.rules.clear_rows)
+        self.choices = choices(self.rules.rows, self.rules.cols)
         self._moves = moves(view)
 
     def stage(self) -> str | None:

@@ -3,6 +3,7 @@ the few rules that read one grid (clearing lines); `Game` (game.py) moves it on.
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 
 from .rules import RuleSet
@@ -23,19 +24,49 @@ ROUND_OVER = "round_over"  # scored; waiting for start_next_round()
 GAME_OVER = "game_over"
 
 
-def shuffle(rng, cards: list) -> None:
-    """`rng.shuffle(cards)`: the very same order (every seeded game depends on it), in
-    one function for a whole deck (random.shuffle makes a Python call per card, and a
-    deal shuffles 150). tests/engine/test_scenarios_setup.py compares the two."""
-    getrandbits = rng.getrandbits
-    for i in range(len(cards) - 1, 0, -1):
-        # As Random._randbelow_with_getrandbits(i + 1): draw bits until below i + 1.
-        n = i + 1
-        k = n.bit_length()
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        cards[i], cards[j] = cards[j], cards[i]
+def shuffle_once(rng, cards: list) -> None:
+    """`rng.shuffle(cards)` for an rng made for this one shuffle (a deal's, a
+    reshuffle's): the very same order (every seeded game depends on it), from random
+    words drawn in one call instead of one Python call per card (a deal shuffles 150),
+    so `rng` is left further on than `rng.shuffle` leaves it.
+
+    As random.shuffle (CPython 3.11) draws below i + 1 with getrandbits(k), k the bit
+    length of i + 1, until below: each draw is the top k bits of the next 32-bit word,
+    and getrandbits(32 * n) lays n words out least significant first.
+    tests/engine/test_scenarios_setup.py compares the orders."""
+    steps = _STEPS.get(len(cards))
+    if steps is None:
+        steps = _STEPS[len(cards)] = tuple(
+            (i, i + 1, 32 - (i + 1).bit_length()) for i in range(len(cards) - 1, 0, -1)
+        )
+    if not steps:
+        return
+    # Every draw below i + 1 succeeds at least half the time: about 1.4 words a card.
+    count = 2 * len(steps) + 32
+    words = _words(rng, count)
+    dealt = cards[:]
+    while True:
+        at = 0
+        try:
+            for i, n, shift in steps:
+                j = words[at] >> shift
+                at += 1
+                while j >= n:
+                    j = words[at] >> shift
+                    at += 1
+                cards[i], cards[j] = cards[j], cards[i]
+            return
+        except IndexError:  # more words needed than drawn (never seen): draw on, redo
+            cards[:] = dealt
+            words += _words(rng, count)
+
+
+def _words(rng, count: int) -> tuple[int, ...]:
+    """The next `count` 32-bit words of `rng`, in the order it makes them."""
+    return struct.unpack(f"<{count}I", rng.getrandbits(32 * count).to_bytes(4 * count, "little"))
+
+
+_STEPS: dict[int, tuple[tuple[int, int, int], ...]] = {}
 
 
 class IllegalMove(Exception):
@@ -118,6 +149,17 @@ class Grid:
                 for i in cells:
                     state[i] = GONE
                 cleared.append((kind, number, [values[i] for i in cells]))
+
+    def clear_column(self, col: int) -> list[tuple[str, int, list[int]]]:
+        """`clear_lines(False)` when only column `col` may be complete (its card is the
+        one changed since the last clear): the same answer, looking at one column."""
+        values, state = self.values, self.state
+        cells = _complete(range(col, len(state), self.cols), values, state)
+        if cells is None:
+            return []
+        for i in cells:
+            state[i] = GONE
+        return [("column", col, [values[i] for i in cells])]
 
     def to_dict(self) -> dict:
         return {"values": self.values, "state": self.state}

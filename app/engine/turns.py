@@ -11,12 +11,11 @@ from .state import (
     GONE,
     PLAY,
     ROUND_OVER,
-    SCORING,
     SETUP,
     UP,
     Grid,
     IllegalMove,
-    shuffle,
+    shuffle_once,
 )
 
 
@@ -27,16 +26,17 @@ class Turns:
         """Where `player_id` is in a move now: "setup" (first flips left), "take" (their
         turn, nothing drawn), "drawn" (their turn, a card drawn), or None (no move)."""
         phase = self.phase
-        if phase != SETUP and phase != PLAY or player_id in self.forfeited or not self.rounds:
+        if phase == PLAY and self.rounds:  # asked before every move: the usual case first
+            rnd = self.rounds[-1]
+            if rnd.turn != player_id or player_id in self.forfeited or player_id not in rnd.grids:
+                return None
+            return "take" if rnd.drawn is None else "drawn"
+        if phase != SETUP or player_id in self.forfeited or not self.rounds:
             return None
         rnd = self.rounds[-1]
         if player_id not in rnd.grids:
             return None
-        if phase == SETUP:
-            return "setup" if rnd.setup_left.get(player_id, 0) > 0 else None
-        if rnd.turn != player_id:
-            return None
-        return "take" if rnd.drawn is None else "drawn"
+        return "setup" if rnd.setup_left.get(player_id, 0) > 0 else None
 
     def legal_actions(self, player_id: str) -> list[Action]:
         """Every move `player_id` may make now (Forfeit excepted: always allowed)."""
@@ -55,8 +55,54 @@ class Turns:
         return keeps + (flips or [_DISCARD_NOTHING])
 
     def _check(self, player_id: str, action: Action) -> None:
-        """Every validation happens here, before anything changes."""
-        if self.phase == GAME_OVER:
+        """Every validation happens here, before anything changes. (It runs before
+        every move: a turn in play, the usual case, is checked here, the others apart.)"""
+        if self.phase != PLAY:
+            return self._check_outside_play(player_id, action)
+        if player_id not in self.totals:
+            raise IllegalMove("You are not playing in this game")
+        if player_id in self.forfeited:
+            raise IllegalMove("You have left this game")
+        kind = type(action)
+        rnd = self.rounds[-1]
+        if kind is Draw:
+            if rnd.turn != player_id:
+                raise IllegalMove(f"It is {self.name(rnd.turn)}'s turn")
+            if rnd.drawn is not None:
+                raise IllegalMove("You have drawn a card: keep it or discard it")
+            return
+        if kind is Forfeit:
+            return
+        if kind is Reveal:
+            raise IllegalMove("Play has started: draw a card or take the discard")
+        if rnd.turn != player_id:
+            raise IllegalMove(f"It is {self.name(rnd.turn)}'s turn")
+        grid = rnd.grids[player_id]
+        if kind is TakeDiscard:
+            if rnd.drawn is not None:
+                raise IllegalMove("You have drawn a card: keep it or discard it")
+        elif rnd.drawn is None:
+            raise IllegalMove("Draw a card first")
+        elif kind is DiscardDrawn:
+            if action.flip is None:
+                if DOWN in grid.state:
+                    raise IllegalMove("Choose a face-down card to turn over")
+            else:
+                self._check_face_down(grid, *action.flip)
+            return
+        elif kind is not KeepDrawn:
+            raise IllegalMove("Unknown move")
+        # Take the discard or keep the drawn card: onto any card not cleared.
+        row, col = action.row, action.col
+        if not (0 <= row < grid.rows and 0 <= col < grid.cols):
+            raise IllegalMove("There is no card at that position")
+        if grid.state[row * grid.cols + col] == GONE:
+            raise IllegalMove("That card was cleared from the grid")
+
+    def _check_outside_play(self, player_id: str, action: Action) -> None:
+        """_check at setup, between rounds and once the game is over."""
+        phase = self.phase
+        if phase == GAME_OVER:
             raise IllegalMove("The game is over")
         if player_id not in self.totals:
             raise IllegalMove("You are not playing in this game")
@@ -65,41 +111,14 @@ class Turns:
         kind = type(action)
         if kind is Forfeit:
             return
-        if self.phase in (ROUND_OVER, SCORING):
+        if phase != SETUP:
             raise IllegalMove("The round is over; the next one has not started yet")
         rnd = self.rounds[-1]
-        grid = rnd.grids[player_id]
-        if self.phase == SETUP:
-            if kind is not Reveal:
-                raise IllegalMove("Turn your first cards face up before play starts")
-            if rnd.setup_left[player_id] <= 0:
-                raise IllegalMove("You have already turned your first cards; wait for the others")
-            self._check_face_down(grid, action.row, action.col)
-            return
-        if kind is Reveal:
-            raise IllegalMove("Play has started: draw a card or take the discard")
-        if rnd.turn != player_id:
-            raise IllegalMove(f"It is {self.name(rnd.turn)}'s turn")
-        if kind is TakeDiscard or kind is Draw:
-            if rnd.drawn is not None:
-                raise IllegalMove("You have drawn a card: keep it or discard it")
-            if kind is TakeDiscard and grid.state[grid.index(action.row, action.col)] == GONE:
-                raise IllegalMove("That card was cleared from the grid")
-            return
-        if rnd.drawn is None:
-            raise IllegalMove("Draw a card first")
-        if kind is KeepDrawn:
-            if grid.state[grid.index(action.row, action.col)] == GONE:
-                raise IllegalMove("That card was cleared from the grid")
-            return
-        if kind is DiscardDrawn:
-            if action.flip is None:
-                if grid.face_down_count():
-                    raise IllegalMove("Choose a face-down card to turn over")
-            else:
-                self._check_face_down(grid, *action.flip)
-            return
-        raise IllegalMove("Unknown move")
+        if kind is not Reveal:
+            raise IllegalMove("Turn your first cards face up before play starts")
+        if rnd.setup_left[player_id] <= 0:
+            raise IllegalMove("You have already turned your first cards; wait for the others")
+        self._check_face_down(rnd.grids[player_id], action.row, action.col)
 
     @staticmethod
     def _check_face_down(grid: Grid, row: int, col: int) -> None:
@@ -109,27 +128,21 @@ class Turns:
         if state == GONE:
             raise IllegalMove("That card was cleared from the grid")
 
+    # The moves' effects. _check has validated the move, so a cell's place is read
+    # without checking it again.
     def _reveal(self, player_id: str, action: Reveal) -> None:
         rnd = self.rounds[-1]
         grid = rnd.grids[player_id]
-        i = grid.index(action.row, action.col)
+        row, col = action.row, action.col
+        i = row * grid.cols + col
         grid.state[i] = UP
         rnd.setup_left[player_id] -= 1
-        rnd.moves.append(
-            {"player": player_id, "type": "reveal", "row": action.row, "col": action.col}
-        )
+        rnd.moves.append({"player": player_id, "type": "reveal", "row": row, "col": col})
         rnd.log.append(
-            Frozen(
-                {
-                    "type": "reveal",
-                    "player": player_id,
-                    "row": action.row,
-                    "col": action.col,
-                    "value": grid.values[i],
-                }
-            )
+            Frozen(type="reveal", player=player_id, row=row, col=col, value=grid.values[i])
         )
-        self._clear(player_id, i)
+        if _may_clear(grid.state, grid.cols, i, self.rules.clear_rows):
+            self._clear(player_id, i)
         self._maybe_finish_setup()
 
     def _take_discard(self, player_id: str, action: TakeDiscard) -> None:
@@ -143,25 +156,20 @@ class Turns:
         rnd = self.rounds[-1]
         # The card goes face up at (row, col); the one it replaces, face up on the discard.
         grid = rnd.grids[player_id]
-        i = grid.index(row, col)
-        old = grid.values[i]
-        grid.values[i] = card
-        grid.state[i] = UP
+        cols = grid.cols
+        i = row * cols + col
+        values = grid.values
+        old = values[i]
+        values[i] = card
+        state = grid.state
+        state[i] = UP
         rnd.discard.append(old)
         rnd.moves.append(move)
         rnd.log.append(
-            Frozen(
-                {
-                    "type": kind,
-                    "player": player_id,
-                    "row": row,
-                    "col": col,
-                    "value": card,
-                    "replaced": old,
-                }
-            )
+            Frozen(type=kind, player=player_id, row=row, col=col, value=card, replaced=old)
         )
-        self._clear(player_id, i)
+        if _may_clear(state, cols, i, self.rules.clear_rows):
+            self._clear(player_id, i)
         self._end_turn(player_id)
 
     def _draw(self, player_id: str, action: Draw) -> None:
@@ -169,7 +177,7 @@ class Turns:
         if not rnd.draw_pile:
             self.reshuffle()
         rnd.drawn = rnd.draw_pile.pop()
-        rnd.log.append(Frozen({"type": "draw", "player": player_id}))
+        rnd.log.append(Frozen(type="draw", player=player_id))
 
     def reshuffle(self, order: list[int] | None = None) -> None:
         """The discard pile except its top card becomes the draw pile.
@@ -180,14 +188,14 @@ class Turns:
         cards = rnd.discard[:-1]
         if order is None:
             order = list(cards)
-            shuffle(self._rng(rnd.number, "reshuffle", rnd.reshuffles), order)
+            shuffle_once(self._rng(rnd.number, "reshuffle", rnd.reshuffles), order)
         elif sorted(order) != sorted(cards):
             raise IllegalMove("A reshuffle must use exactly the discard pile under its top card")
         rnd.reshuffles += 1
         rnd.discard = [top]
         rnd.draw_pile = list(reversed(order))
         rnd.moves.append({"type": "reshuffle", "draw_pile": list(order)})
-        rnd.log.append(Frozen({"type": "reshuffle", "count": len(order)}))
+        rnd.log.append(Frozen(type="reshuffle", count=len(order)))
 
     def _keep_drawn(self, player_id: str, action: KeepDrawn) -> None:
         rnd = self.rounds[-1]
@@ -205,23 +213,24 @@ class Turns:
         rnd = self.rounds[-1]
         card, rnd.drawn = rnd.drawn, None
         rnd.discard.append(card)
-        flip = i = None
-        if action.flip is not None:
+        at = action.flip
+        if at is None:
+            rnd.moves.append({"player": player_id, "type": "draw", "keep": False, "flip": None})
+            rnd.log.append(Frozen(type="discard_drawn", player=player_id, value=card, flip=None))
+            self._clear(player_id)
+        else:
             grid = rnd.grids[player_id]
-            i = grid.index(*action.flip)
+            row, col = at
+            cols = grid.cols
+            i = row * cols + col
             grid.state[i] = UP
-            flip = Frozen(row=action.flip[0], col=action.flip[1], value=grid.values[i])
-        rnd.moves.append(
-            {
-                "player": player_id,
-                "type": "draw",
-                "keep": False,
-                "flip": list(action.flip) if action.flip is not None else None,
-            }
-        )
-        event = {"type": "discard_drawn", "player": player_id, "value": card, "flip": flip}
-        rnd.log.append(Frozen(event))
-        self._clear(player_id, i)
+            flip = Frozen(row=row, col=col, value=grid.values[i])
+            rnd.moves.append(
+                {"player": player_id, "type": "draw", "keep": False, "flip": [row, col]}
+            )
+            rnd.log.append(Frozen(type="discard_drawn", player=player_id, value=card, flip=flip))
+            if _may_clear(grid.state, cols, i, self.rules.clear_rows):
+                self._clear(player_id, i)
         self._end_turn(player_id)
 
     def _forfeit(self, player_id: str, action: Forfeit) -> None:
@@ -266,30 +275,20 @@ class Turns:
 
     # ----- helpers for moves ---------------------------------------------------------
     def _clear(self, player_id: str, at: int | None = None) -> None:
-        """Clear the player's complete lines. `at`: the one cell that changed since the
-        last clear, so only a line through it can be complete (clears run after every
-        change): when both still hold a face-down card, nothing is looked at."""
+        """Clear the player's complete lines. `at`: the one cell changed since the last
+        clear (clears run after every change), so without row clears only its column
+        may be complete (a column's clear completes no other column)."""
         rnd = self.rounds[-1]
         grid = rnd.grids[player_id]
         clear_rows = self.rules.clear_rows
-        if at is not None:
-            state, cols = grid.state, grid.cols
-            if DOWN in state[at % cols :: cols] and (
-                not clear_rows or DOWN in state[at - at % cols : at - at % cols + cols]
-            ):
-                return
-        for kind, number, values in grid.clear_lines(clear_rows):
+        if at is None or clear_rows:
+            cleared = grid.clear_lines(clear_rows)
+        else:
+            cleared = grid.clear_column(at % grid.cols)
+        for kind, number, values in cleared:
             rnd.discard.extend(values)
             rnd.log.append(
-                Frozen(
-                    {
-                        "type": "clear",
-                        "player": player_id,
-                        "line": kind,
-                        "index": number,
-                        "value": values[0],
-                    }
-                )
+                Frozen(type="clear", player=player_id, line=kind, index=number, value=values[0])
             )
 
     def _next_after(self, player_id: str) -> str:
@@ -307,22 +306,35 @@ class Turns:
     def _end_turn(self, player_id: str) -> None:
         rnd = self.rounds[-1]
         if rnd.ender is None:
-            if DOWN not in rnd.grids[player_id].state:
-                rnd.ender = player_id
-                rnd.log.append(Frozen({"type": "ended", "player": player_id}))
+            if DOWN in rnd.grids[player_id].state:
                 seating = rnd.seating
-                start = seating.index(player_id)
-                order = seating[start + 1 :] + seating[:start]
-                rnd.last_turns = [p for p in order if p not in self.forfeited]
+                if self.forfeited:
+                    rnd.turn = self._next_after(player_id)
+                else:  # everyone still plays: the next seat
+                    rnd.turn = seating[(seating.index(player_id) + 1) % len(seating)]
+                return
+            rnd.ender = player_id
+            rnd.log.append(Frozen(type="ended", player=player_id))
+            seating = rnd.seating
+            start = seating.index(player_id)
+            order = seating[start + 1 :] + seating[:start]
+            rnd.last_turns = [p for p in order if p not in self.forfeited]
         else:
             rnd.last_turns.remove(player_id)
-        if rnd.ender is not None:
-            if not rnd.last_turns:
-                self._end_round()
-            else:
-                rnd.turn = rnd.last_turns[0]
+        if not rnd.last_turns:
+            self._end_round()
         else:
-            rnd.turn = self._next_after(player_id)
+            rnd.turn = rnd.last_turns[0]
+
+
+def _may_clear(state: list[int], cols: int, at: int, clear_rows: bool) -> bool:
+    """Whether a line through `at`, the one cell changed since the last clear, may now
+    be complete (clears run after every change, so no other line can be): not while
+    each such line still holds a face-down card, which is what mostly happens."""
+    col = at % cols
+    if DOWN not in state[col::cols]:
+        return True
+    return clear_rows and DOWN not in state[at - col : at - col + cols]
 
 
 # Moves are immutable: each one a player can make on a grid shape is made once.

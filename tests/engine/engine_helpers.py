@@ -31,6 +31,7 @@ from app.engine import (
     action_from_dict,
     view,
 )
+from app.engine.state import _complete
 
 NAMES = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal"]
 
@@ -165,6 +166,15 @@ def check_view(game: Game, text: bool = False) -> None:
         assert vr["draw_count"] == len(rnd.draw_pile)
 
 
+def complete_lines(grid, clear_rows: bool) -> list[range]:
+    """The lines of `grid` that clear now (each move clears them at once: none is left)."""
+    rows, cols = grid.rows, grid.cols
+    lines = [range(c, rows * cols, cols) for c in range(cols)]
+    if clear_rows:
+        lines += [range(r * cols, r * cols + cols) for r in range(rows)]
+    return [line for line in lines if _complete(line, grid.values, grid.state) is not None]
+
+
 def check_invariants(game: Game, previous: dict | None = None, views: bool = True) -> dict:
     """Check the state after a move. `previous` is what the last call returned: the
     grids then, to check that no card moved. Returns the grids now."""
@@ -189,6 +199,8 @@ def check_invariants(game: Game, previous: dict | None = None, views: bool = Tru
                     assert s in (UP, GONE), "a placed card is face up"
                     changed += 1
         assert changed <= 1, "one move replaces at most one card"
+    for p, grid in rnd.grids.items():
+        assert not complete_lines(grid, game.rules.clear_rows), f"{p} kept a complete line"
     if game.phase == PLAY:
         assert rnd.turn in rnd.seating and rnd.turn not in game.forfeited
     if game.phase == SETUP:

@@ -284,3 +284,38 @@ def test_forfeit_is_always_possible_until_the_game_ends():
                 do_step(game, random_step(game, rng, 0.0))
             assert len(cards_in_play(game)) == 150
         check_game_over(game)
+
+
+def refusal(move, player: str, action) -> str | None:
+    """The reason `move` (a game's apply or play) refuses `action`, None if it accepts."""
+    try:
+        move(player, action)
+    except IllegalMove as exc:
+        return exc.reason
+    return None
+
+
+def test_play_makes_the_changes_and_refusals_apply_makes():
+    """Game.play (for bot games) is apply without copying the events out."""
+    wrong = [Draw(), DiscardDrawn(None), Reveal(0, 0), KeepDrawn(0, 0), TakeDiscard(9, 0)]
+    for seed in range(25):
+        rng = random.Random(seed)
+        applied = new_game(rng, seed=seed)
+        played = Game.from_dict(applied.to_dict())
+        for _ in range(MAX_STEPS):
+            if applied.is_over:
+                break
+            p, action = random_step(applied, rng, 0.02)
+            if p == "next":
+                applied.start_next_round()
+                played.start_next_round()
+            else:
+                attempt = rng.choice(wrong)
+                if attempt not in applied.legal_actions(p):
+                    reason = refusal(applied.apply, p, attempt)
+                    assert reason is not None and refusal(played.play, p, attempt) == reason
+                events = applied.apply(p, action)
+                before = len(played.round.log)
+                assert played.play(p, action) is None
+                assert played.round.log[before:] == events
+            assert played.to_dict() == applied.to_dict()

@@ -4,6 +4,7 @@ Decks are listed in dealing order (each seat's grid row-major, the discard card,
 the draw pile next card first); `build_deck` fills the rest with the unused cards."""
 
 import copy
+import random
 
 import pytest
 from engine_helpers import (
@@ -267,18 +268,48 @@ def test_first_round_rule_for_a_missing_ender_draws_lots_on_ties():
     assert seen == {"p1", "p3"}
 
 
-def test_the_engines_shuffle_is_randoms_shuffle():
-    """Deals and reshuffles use state.shuffle, which must put cards in the very order
-    random.Random.shuffle does: every seeded game and record depends on it."""
-    import random
-
-    from app.engine.state import DECK, shuffle
+def test_a_shuffle_from_one_draw_of_words_is_randoms_shuffle():
+    """Deals and reshuffles use state.shuffle_once (their rng shuffles once, then is
+    dropped): the same order as random.Random.shuffle, from words drawn in one call."""
+    from app.engine.state import DECK, shuffle_once
 
     for seed in range(200):
         for cards in (list(DECK), list(range(seed % 40)), ["a"], []):
             expected, mine = list(cards), list(cards)
-            theirs, rng = random.Random(f"deck-{seed}"), random.Random(f"deck-{seed}")
-            theirs.shuffle(expected)
-            shuffle(rng, mine)
+            random.Random(f"deck-{seed}").shuffle(expected)
+            shuffle_once(random.Random(f"deck-{seed}"), mine)
             assert mine == expected
-            assert rng.getstate() == theirs.getstate()  # the same bits drawn
+
+
+class _Words(random.Random):
+    """An rng from a list of 32-bit words, drawn as CPython's Random draws them (its
+    shuffle reads them through getrandbits)."""
+
+    def __init__(self, words):
+        super().__init__(0)
+        self.words = list(words)
+        self.at = 0
+
+    def _next(self):
+        self.at += 1
+        return self.words[self.at - 1]
+
+    def getrandbits(self, k):
+        if k <= 32:
+            return self._next() >> (32 - k)
+        assert k % 32 == 0
+        return sum(self._next() << (32 * n) for n in range(k // 32))
+
+
+def test_a_shuffle_needing_more_words_than_drawn_draws_more_and_keeps_the_order():
+    from app.engine.state import DECK, shuffle_once
+
+    # A word with every bit set is refused at every card (2**k - 1 >= i + 1): a deck
+    # that needs far more words than one draw makes.
+    source = random.Random("words")
+    words = [0xFFFFFFFF if k < 400 else source.getrandbits(32) for k in range(5000)]
+    expected, mine = list(DECK), list(DECK)
+    _Words(words).shuffle(expected)
+    shuffle_once(_Words(words), mine)
+    assert mine == expected
+    assert sorted(mine) == sorted(DECK) and mine != list(DECK)

@@ -23,6 +23,7 @@ QUESTIONS = {
     "rules",
     "lines",
     "stage",
+    "choices",
     "grid",
     "cells",
     "discard_top",
@@ -59,6 +60,17 @@ def test_a_sight_asks_nothing_more_than_these_questions():
     assert public == QUESTIONS
 
 
+def offered(choices, kind: str, i: int | None):
+    """The action of `kind` at cell `i` in a Sight's `choices`."""
+    if kind == "draw":
+        return choices.draw
+    if kind == "discard_drawn":
+        return choices.discard_nothing if i is None else choices.flip[i]
+    return {"reveal": choices.reveal, "take_discard": choices.take, "keep_drawn": choices.keep}[
+        kind
+    ][i]
+
+
 def check_against_view(game: Game) -> int:
     """Each seated player's Sight says what their view shows; returns the checks made."""
     checked = 0
@@ -82,6 +94,9 @@ def check_against_view(game: Game) -> int:
             rules["cols"],
             rules["clear_rows"],
         )
+        # The actions a Sight offers its bot are the very ones the engine lists.
+        named = [offered(sight.choices, kind, i) for kind, ts in legal.targets.items() for i in ts]
+        assert sorted(map(repr, named)) == sorted(map(repr, legal.actions))
         mine = sight.grid(p)
         if legal.stage == "setup":
             assert mine.down == legal.of("reveal")
