@@ -51,7 +51,7 @@ import aiohttp
 from players import VERSION, Person, Stats, Table  # benchmarks/ is the script's folder
 
 ROOT = Path(__file__).resolve().parent.parent
-GC_PAUSE = re.compile(r"garbage collection of generation (\d) held the worker (\d+) ms")
+GC_PAUSE = re.compile(r"collection of generation (\d) held the worker (\d+) ms \((\d+) ms of CPU")
 
 
 def free_port() -> int:
@@ -133,13 +133,14 @@ class Run:
             shutil.rmtree(self.tmp, ignore_errors=True)
 
     def gc_pauses(self) -> list[list[int]]:
-        """[generation, ms] of each garbage collection that held the server longer than
-        50 ms in the whole run (its log: app.serving.PauseLog), when this run started it."""
+        """[generation, ms held, ms of CPU] of each garbage collection that held the
+        server longer than 50 ms in the whole run (its log: app.serving.PauseLog), when
+        this run started it."""
         if self.server is None or not self.tmp:
             return []
         self.log.flush()
         text = (Path(self.tmp) / "server.log").read_text(errors="replace")
-        return [[int(g), int(ms)] for g, ms in GC_PAUSE.findall(text)]
+        return [[int(g), int(ms), int(cpu)] for g, ms, cpu in GC_PAUSE.findall(text)]
 
     async def wait_ready(self, session) -> None:
         deadline = time.monotonic() + 30
@@ -329,8 +330,10 @@ def show(r: dict) -> None:
     print(f"stale answers          {r['stale_answers']}")
     print(f"server CPU per move    {r['server_cpu_ms_per_move']} ms ({r['server_cpu_share']} core)")
     pauses = r.get("server_gc_pauses_ms") or []
-    longest = max((ms for _, ms in pauses), default=0)
-    print(f"server GC pauses       {len(pauses)} over 50 ms (longest {longest} ms) {pauses[:12]}")
+    longest = max((ms for _, ms, _ in pauses), default=0)
+    print(f"server GC pauses       {len(pauses)} over 50 ms (longest {longest} ms)")
+    if pauses:
+        print(f"  [generation, held ms, CPU ms] {pauses[:12]}")
     print(
         f"server RSS             {r['rss_mib']} MiB (peak {r['rss_peak_mib']}, HWM {r['hwm_mib']})"
     )
