@@ -10,7 +10,6 @@ players (2,000 sockets) it kept a push p95 of 0.6 s and no error, where the gthr
 worker (two OS threads per open socket, fighting over the GIL) fell to a push p95 of
 22 s with errors. SKYMO_WORKER=gthread switches back."""
 
-import gc
 import importlib.util
 import os
 from pathlib import Path
@@ -45,18 +44,13 @@ os.environ.setdefault("GEVENT_TRACK_GREENLET_TREE", "false")
 
 
 def post_worker_init(worker):
-    """Latency bursts were full garbage collections: every few seconds under load, each
-    walking every object of the process (187 ms of CPU at 1,000 sockets on the loaded
-    development machine), because every move's cached snapshot lives long enough to
-    reach the oldest generation. What the app loaded at start is frozen (never walked
-    again), and the young generations are collected less often, so that most snapshots
-    are gone before they would be promoted (README, "One process under load")."""
-    gc.freeze()
-    gc.set_threshold(10_000, 50, 100)
-    # Headers and body in one send (app.serving): imported here, in the worker, once the
-    # app is loaded (never in the master, before gevent patches the workers).
+    """Once the app is loaded in the worker: its garbage collector set for a server's
+    heap (app.serving.tune_gc: the periodic latency bursts were full collections), and
+    headers and body sent in one write (app.serving.one_send). Imported here, in the
+    worker, never in the master, before gevent patches the workers."""
     from gunicorn.http import wsgi
 
-    from app.serving import one_send
+    from app.serving import one_send, tune_gc
 
+    tune_gc()
     one_send(wsgi.Response)

@@ -6,10 +6,10 @@ import os
 import secrets
 from pathlib import Path
 
-from flask import Flask
 from htmx_flask import Htmx
 
 from . import deploy, i18n, models, tables
+from .serving import Skymo
 from .web import sock
 
 htmx = Htmx()  # request.htmx: the HX-* request headers, read by the library
@@ -27,10 +27,10 @@ def _secret_key(instance: Path) -> str:
     return path.read_text().strip()
 
 
-def create_app(config: dict | None = None) -> Flask:
+def create_app(config: dict | None = None) -> Skymo:
     deploy.check()  # a wrong setup stops here with a clear message, before serving
     root = Path(__file__).resolve().parent.parent
-    app = Flask(
+    app = Skymo(
         __name__,
         instance_path=os.environ.get("SKYMO_INSTANCE_PATH", str(root / "instance")),
         template_folder=str(root / "templates"),

@@ -117,6 +117,9 @@ _ = gettext
 
 def chosen_now() -> str | None:
     """The language this request asks for with ?lang=, if it is one we speak."""
+    query = request.environ.get("QUERY_STRING", "")
+    if "lang" not in query and "%" not in query:
+        return None  # most requests: no query string to parse (every move, every push)
     lang = request.args.get("lang")
     return lang if lang in LANGUAGES else None
 

@@ -1,5 +1,6 @@
 """What gunicorn's worker does around each request, made cheaper (installed by
-gunicorn.conf.py in each worker, once the app is loaded).
+gunicorn.conf.py in each worker, once the app is loaded), and how the worker's garbage
+collector is set.
 
 gunicorn writes an answer's status line and headers with one send and its body with
 another: two system calls per request, and on the other side two reads, for answers
@@ -7,6 +8,69 @@ that are mostly a few KB. Here the headers and a body of known length go out in 
 send; gunicorn still decides every byte of both (Connection, Date, the length cap)."""
 
 from __future__ import annotations
+
+import gc
+import logging
+import os
+import time
+from inspect import iscoroutinefunction
+
+from flask import Flask
+
+log = logging.getLogger(__name__)
+
+# Young collections every 10,000 allocations instead of 700 (the oldest ones rarely).
+# SKYMO_GC_THRESHOLDS="10000,10,100" tries others (at 1,000 tables the pauses logged
+# were generation 1 collections: 170-330 ms of CPU each, with up to 50 x 10,000 young
+# survivors to walk).
+GC_THRESHOLDS = (10_000, 50, 100)
+
+
+def gc_thresholds() -> tuple[int, ...]:
+    given = os.environ.get("SKYMO_GC_THRESHOLDS", "")
+    return tuple(int(n) for n in given.split(",")) if given else GC_THRESHOLDS
+
+
+def tune_gc(log_pauses_over: float | None = 0.05) -> None:
+    """Latency bursts were full garbage collections: every few seconds under load, each
+    walking every object of the process (187 ms of CPU at 1,000 sockets on the loaded
+    development machine), because every move's cached snapshot lives long enough to
+    reach the oldest generation. What the app loaded at start is frozen (never walked
+    again), and the young generations are collected less often, so that most snapshots
+    are gone before they would be promoted (README, "Server"). Called once the app is
+    loaded: by each gunicorn worker, and by benchmarks/move_cost.py, which measures what
+    such a worker spends."""
+    gc.freeze()
+    gc.set_threshold(*gc_thresholds())
+    if log_pauses_over is not None and not any(isinstance(c, PauseLog) for c in gc.callbacks):
+        gc.callbacks.append(PauseLog(log_pauses_over))
+
+
+class PauseLog:
+    """Logs every collection that held the worker longer than `over` seconds (its
+    generation and length): a pause that long holds every request and push of the
+    process, so a latency burst under load can be told from one."""
+
+    def __init__(self, over: float):
+        self.over = over
+        self.started = (0.0, 0.0)
+
+    def __call__(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self.started = (time.perf_counter(), time.process_time())
+            return
+        spent = time.perf_counter() - self.started[0]
+        if spent > self.over:
+            # Held (wall time) and CPU apart: on a busy machine the collector may also
+            # wait for a core.
+            log.warning(
+                "garbage collection of generation %d held the worker %.0f ms "
+                "(%.0f ms of CPU, %d collected)",
+                info["generation"],
+                spent * 1000,
+                (time.process_time() - self.started[1]) * 1000,
+                info["collected"],
+            )
 
 
 class _Gathered:
@@ -39,3 +103,21 @@ def one_send(response_class) -> None:
 
     write_with_headers.one_send = True
     response_class.write = write_with_headers
+
+
+class Skymo(Flask):
+    """Flask, asking once per function whether it is a coroutine function: Flask asks for
+    every view and every before/after/teardown function of every request (a dozen
+    `inspect` calls each time). The answer never changes for a function."""
+
+    def ensure_sync(self, func):
+        cache = self.__dict__.setdefault("_sync_functions", {})
+        try:
+            found = cache.get(func)
+        except TypeError:  # not hashable: asked each time
+            return super().ensure_sync(func)
+        if found is None:
+            found = func if not iscoroutinefunction(func) else super().ensure_sync(func)
+            if len(cache) < 4096:
+                cache[func] = found
+        return found

@@ -37,6 +37,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -50,6 +51,7 @@ import aiohttp
 from players import VERSION, Person, Stats, Table  # benchmarks/ is the script's folder
 
 ROOT = Path(__file__).resolve().parent.parent
+GC_PAUSE = re.compile(r"collection of generation (\d) held the worker (\d+) ms \((\d+) ms of CPU")
 
 
 def free_port() -> int:
@@ -129,6 +131,16 @@ class Run:
                 os.killpg(self.server.pid, signal.SIGKILL)
         if self.tmp and not self.args.keep:
             shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def gc_pauses(self) -> list[list[int]]:
+        """[generation, ms held, ms of CPU] of each garbage collection that held the
+        server longer than 50 ms in the whole run (its log: app.serving.PauseLog), when
+        this run started it."""
+        if self.server is None or not self.tmp:
+            return []
+        self.log.flush()
+        text = (Path(self.tmp) / "server.log").read_text(errors="replace")
+        return [[int(g), int(ms), int(cpu)] for g, ms, cpu in GC_PAUSE.findall(text)]
 
     async def wait_ready(self, session) -> None:
         deadline = time.monotonic() + 30
@@ -247,6 +259,7 @@ class Run:
             "errors": st.errors,
             "error_count": sum(st.errors.values()),
             "server_cpu_ms_per_move": round(cpu * 1000 / st.moves, 2) if st.moves else None,
+            "server_gc_pauses_ms": self.gc_pauses(),
             "server_cpu_share": round(cpu / elapsed, 2),
             "rss_mib": round(rss / 1024, 1),
             "rss_peak_mib": round(max(rss_peak, rss) / 1024, 1),
@@ -316,6 +329,11 @@ def show(r: dict) -> None:
     print(f"errors                 {r['error_count']} {r['errors'] or ''}")
     print(f"stale answers          {r['stale_answers']}")
     print(f"server CPU per move    {r['server_cpu_ms_per_move']} ms ({r['server_cpu_share']} core)")
+    pauses = r.get("server_gc_pauses_ms") or []
+    longest = max((ms for _, ms, _ in pauses), default=0)
+    print(f"server GC pauses       {len(pauses)} over 50 ms (longest {longest} ms)")
+    if pauses:
+        print(f"  [generation, held ms, CPU ms] {pauses[:12]}")
     print(
         f"server RSS             {r['rss_mib']} MiB (peak {r['rss_peak_mib']}, HWM {r['hwm_mib']})"
     )

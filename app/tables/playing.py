@@ -65,7 +65,8 @@ def bot_setup(game: Game) -> None:
 def play(code: str, seat: Seat | None, action: Action, version) -> Snapshot:
     """Apply a player's move. Raises Stale for an old version, TableError for a move the
     rules refuse (nothing changes then)."""
-    _require_seat(seat, _("You are watching this table: join to play."))
+    if seat is None:  # (the message is translated only when it is said)
+        _require_seat(seat, _("You are watching this table: join to play."))
 
     def act(ch: Change):
         if ch.game is None:

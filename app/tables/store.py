@@ -153,6 +153,7 @@ def snapshot_message(snap: Snapshot) -> dict:
     it back (app.cluster): the row as stored (its state holds the current round) and the
     seats (their tokens too: visitors are recognised from the known seats). Only ever
     between the server's processes: each socket still gets its own player's view."""
+    snap.table.state  # noqa: B018 (decoded if it was only read: models.LazyJSONField)
     return {"t": snap.table.__data__, "s": [s.__data__ for s in snap.seats]}
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import brotli
 import flask_compress
 from flask import current_app, request, url_for
+from werkzeug.http import parse_accept_header
 
 # htmx answers (the partials every move and page link gets) are compressed at the
 # fastest level: on a move's answer (about 8 KB of HTML) Brotli's quality 6 took ~190 us
@@ -27,12 +28,39 @@ class Compress(flask_compress.Compress):
     (Flask-Compress then only adds `Vary`), everything else by it."""
 
     def after_request(self, response):
-        if not response.is_streamed and request.headers.get("HX-Request") == "true":
-            _compress_answer(response)
+        answer = not response.is_streamed and request.headers.get("HX-Request") == "true"
+        if answer and _compress_answer(response):
+            _vary_on_encoding(response)  # all Flask-Compress adds to a compressed one
+            return response
         return super().after_request(response)
 
 
-def _compress_answer(response) -> None:
+def _vary_on_encoding(response) -> None:
+    vary = response.headers.get("Vary")
+    if not vary:
+        response.headers["Vary"] = "Accept-Encoding"
+    elif "accept-encoding" not in vary.lower():
+        response.headers["Vary"] = f"{vary}, Accept-Encoding"
+
+
+def _chosen_encoding(accepted: str, offered: list[str]) -> str | None:
+    """The encoding an Accept-Encoding header takes first among `offered`: worked out
+    once per header (browsers send a handful of different ones)."""
+    key = (accepted, tuple(offered))
+    found = _CHOSEN.get(key, False)
+    if found is False:
+        found = parse_accept_header(accepted).best_match(offered)
+        if len(_CHOSEN) >= 256:
+            _CHOSEN.clear()
+        _CHOSEN[key] = found
+    return found
+
+
+_CHOSEN: dict[tuple, str | None] = {}
+
+
+def _compress_answer(response) -> bool:
+    """Compress an htmx answer at the answer levels; True if it was."""
     config = current_app.config
     if (
         not 200 <= response.status_code < 300
@@ -40,19 +68,21 @@ def _compress_answer(response) -> None:
         or "ETag" in response.headers  # Flask-Compress's, with its conditional answers
         or response.mimetype not in config["COMPRESS_MIMETYPES"]
     ):
-        return
-    chosen = request.accept_encodings.best_match(config["COMPRESS_ALGORITHM"])
+        return False
+    accepted = request.headers.get("Accept-Encoding", "")
+    chosen = _chosen_encoding(accepted, config["COMPRESS_ALGORITHM"])
     if chosen not in ("br", "gzip"):
-        return
+        return False
     data = response.get_data()
     if len(data) < config["COMPRESS_MIN_SIZE"]:
-        return
+        return False
     if chosen == "br":
         data = brotli.compress(data, **ANSWER_BR)
     else:
         data = gzip.compress(data, ANSWER_GZIP_LEVEL)
     response.set_data(data)
     response.headers["Content-Encoding"] = chosen
+    return True
 
 
 compress = Compress()

@@ -6,6 +6,7 @@ sees alike is built once, then each socket gets its own board in its own languag
 
 from __future__ import annotations
 
+import copy
 from functools import lru_cache
 from urllib.parse import urlsplit
 
@@ -44,10 +45,10 @@ def table_context(
     table = snap.table
     if shared is None:
         shared = shared_part(snap, presence.present(table.code))
-    if invite_url is None:
-        invite_url = url_for("table.show", code=table.code, _external=True)
-    if urls is None:
-        urls = table_urls(table.code)
+    if invite_url is None or urls is None:
+        # As this request's page has them (kept per table and address, as for pushes).
+        page = request.root_url if has_request_context() else ""
+        invite_url, urls = push_urls(current_app, table.code, page)
     ctx = {
         "table": table,
         "code": table.code,
@@ -115,19 +116,45 @@ def push_urls(app, code: str, base_url: str) -> tuple[str, dict]:
 
 
 def shared_part(snap: Snapshot, present: set[int]) -> Shared:
-    """What everyone at the table sees alike, with each other player's box rendered."""
+    """What everyone at the table sees alike, with each other player's box rendered.
+    Kept per table and language for the snapshot's version: the `?mode=` links and
+    stale answers that follow a push show the same (a copy with its own `memo`, which
+    holds what is joined per page: its forms, its piles)."""
+    away = away_countdown(snap.table)  # the same for every viewer
+    if snap.game is None:
+        return _shared(snap, present, away, {})
+    from .reactions import reaction_slot  # reactions' views use this module
+
+    slots = {p.id: reaction_slot(snap.code, p.id) for p in snap.game.players}
+    t = i18n.catalog()
+    # Everything the shared part is made of: the version (with the game's id) names
+    # the table, its seats and game; the rest changes between versions (presence, the
+    # away countdown's seconds, a reaction being shown).
+    key = (snap.version, snap.game.id, frozenset(present), away, tuple(slots.values()))
+    found = _SHARED.get((snap.code, id(t)))
+    if found is not None and found[0] is t and found[1] == key:
+        shared = copy.copy(found[2])
+        shared.memo = {"slots": slots}
+        return shared
+    shared = _shared(snap, present, away, slots)
+    if len(_SHARED) >= 4096:
+        _SHARED.clear()
+    _SHARED[snap.code, id(t)] = (t, key, shared)  # keeps `t` alive: its id is not reused
+    return shared
+
+
+_SHARED: dict[tuple[str, int], tuple] = {}  # (code, catalog id) -> (catalog, key, Shared)
+
+
+def _shared(snap: Snapshot, present: set[int], away, slots: dict) -> Shared:
     shared = Shared(snap, present)
-    shared.away = away_countdown(snap.table)  # the same for every viewer
-    shared.memo = {}
+    shared.away = away
+    shared.memo = {"slots": slots}  # the viewer's own box shows theirs
     if snap.game is not None:
         show_totals = shared.rules.show_running_score or snap.game.is_over
         phase = snap.game.phase
-        from .reactions import reaction_slot  # reactions' views use this module
-
-        slots = shared.memo["slots"] = {}  # the viewer's own box shows theirs
         for o in shared.opponent.values():
-            slot = slots[o["id"]] = reaction_slot(snap.code, o["id"])
-            o["html"] = opponent_html(o, slot, show_totals, phase)
+            o["html"] = opponent_html(o, slots[o["id"]], show_totals, phase)
     return shared
 
 

@@ -75,3 +75,15 @@ def test_the_csrf_shortcut_takes_only_the_sessions_own_token(app, browser, monke
     monkeypatch.undo()
     assert other != data["csrf_signed"]
     assert ann.post(url, {"end_score": "70", "csrf_token": other}).status_code == 303
+
+
+def test_an_unchanged_session_sends_no_cookie_but_varies_on_it(app, browser):
+    ann = browser()
+    code = ann.create("Ann")
+    htmx = ann.client.get(f"/t/{code}", headers={"HX-Request": "true"})
+    assert "Set-Cookie" not in htmx.headers  # nothing changed: the cookie stays as it is
+    vary = [v.strip() for v in htmx.headers["Vary"].split(",")]
+    assert "Cookie" in vary and vary.count("Cookie") == 1
+    # A changed session is sent (Flask's own path): a second table's seat.
+    other = ann.post("/tables", {"name": "Ann"})
+    assert other.status_code == 303 and "session=" in other.headers["Set-Cookie"]

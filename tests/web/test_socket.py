@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+import zlib
 
 import pytest
 import websocket
@@ -219,3 +220,56 @@ def test_pushes_are_deflated_afresh_and_read_back_whole():
         browser.receive_data(frame)
         (got,) = browser.events()
         assert got.data == html
+
+
+def _socket_pair():
+    """A browser and a server side of one socket, with permessage-deflate agreed."""
+    browser = WSConnection(ConnectionType.CLIENT)
+    server = WSConnection(ConnectionType.SERVER)
+    server.receive_data(
+        browser.send(Request(host="localhost", target="/ws", extensions=[PerMessageDeflate()]))
+    )
+    assert isinstance(next(server.events()), Request)
+    browser.receive_data(server.send(AcceptConnection(extensions=[FreshDeflate()])))
+    assert isinstance(next(browser.events()), AcceptConnection)
+    return browser, server
+
+
+def test_sockets_sharing_the_compressor_each_read_only_their_own_pushes():
+    """Every socket of the process compresses with one shared zlib stream: each message
+    must read alone (a fresh inflater), hold exactly its own HTML and refer to nothing
+    another socket was sent before it (one player's cards never reach another)."""
+    sockets = [_socket_pair() for _ in range(3)]
+    for v in range(1, 4):
+        for i, (_, server) in enumerate(sockets):
+            html = f'<section id="table" data-version="{v}">' + f"<li>seat {i}</li>" * 300
+            frame = server.send(TextMessage(data=html))
+            assert frame[0] & 0x40  # RSV1: compressed
+            payload = frame[2:]
+            if frame[1] & 0x7F == 126:
+                payload = frame[4:]
+            # A raw inflater that never saw another message reads it whole.
+            alone = zlib.decompressobj(-15).decompress(payload + b"\x00\x00\xff\xff")
+            assert alone.decode() == html
+            assert len(payload) < len(html) / 10
+
+
+def test_a_compression_cut_short_never_starts_another_message(monkeypatch):
+    """A message whose compression fails may leave data inside the shared compressor:
+    that compressor is dropped, and the next message starts from a new one."""
+    from app.web import ws as ws_module
+
+    ws_module.deflated(b"first", 15, FreshDeflate.LEVEL)
+    shared = ws_module._compressors[15, FreshDeflate.LEVEL]
+
+    class Failing:
+        def compress(self, data):
+            shared.compress(data)  # half the secret went in...
+            raise MemoryError
+
+    monkeypatch.setitem(ws_module._compressors, (15, FreshDeflate.LEVEL), Failing())
+    with pytest.raises(MemoryError):
+        ws_module.deflated(b"SECRET", 15, FreshDeflate.LEVEL)
+    assert (15, FreshDeflate.LEVEL) not in ws_module._compressors
+    out = ws_module.deflated(b"next", 15, FreshDeflate.LEVEL)
+    assert zlib.decompressobj(-15).decompress(out + b"\x00\x00\xff\xff") == b"next"
