@@ -1,0 +1,37 @@
+"""The expert's paired screens (benchmarks/expert_screen.py): pairing and settings."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.engine import expert
+from benchmarks.expert_screen import apply_settings, outcomes, paired, screen
+
+
+def test_paired_counts_only_games_both_played_and_the_split_ones():
+    base = {0: 1, 1: 0, 2: 1, 3: 0, 4: 1}
+    variant = {0: 1, 1: 1, 2: 0, 3: 1}  # game 4 not played yet
+    r = paired(base, variant)
+    assert (r["games"], r["base"], r["variant"]) == (4, 2, 3)
+    assert (r["gained"], r["lost"]) == (2, 1)
+    assert r["z"] == pytest.approx(1 / 3**0.5)
+
+
+def test_settings_change_the_mind_or_the_look_ahead_by_name(monkeypatch):
+    monkeypatch.setitem(expert.EXPERT, "potential", expert.EXPERT["potential"])
+    monkeypatch.setitem(expert.LOOK, "samples", expert.LOOK["samples"])
+    monkeypatch.setitem(expert.LOOK, "game", expert.LOOK["game"])
+    apply_settings(["potential=1.0", "samples=20", "game=false"])
+    assert expert.EXPERT["potential"] == 1.0
+    assert expert.LOOK["samples"] == 20 and isinstance(expert.LOOK["samples"], int)
+    assert expert.LOOK["game"] is False
+    with pytest.raises(SystemExit):
+        apply_settings(["no_such=1"])
+
+
+def test_a_screen_writes_each_game_as_it_ends(tmp_path):
+    out = tmp_path / "s.txt"
+    wins = screen(["expert", "greedy"], "t", 3, 2, out)
+    found = outcomes(out)
+    assert sorted(found) == [3, 4]
+    assert sum(found.values()) == wins
