@@ -7,6 +7,7 @@ sees alike is built once, then each socket gets its own board in its own languag
 from __future__ import annotations
 
 import copy
+import time
 from functools import lru_cache
 from urllib.parse import urlsplit
 
@@ -137,13 +138,29 @@ def shared_part(snap: Snapshot, present: set[int]) -> Shared:
         shared.memo = {"slots": slots}
         return shared
     shared = _shared(snap, present, away, slots)
-    if len(_SHARED) >= 4096:
-        _SHARED.clear()
-    _SHARED[snap.code, id(t)] = (t, key, shared)  # keeps `t` alive: its id is not reused
+    _keep(snap, (t, key, shared))
     return shared
 
 
-_SHARED: dict[tuple[str, int], tuple] = {}  # (code, catalog id) -> (catalog, key, Shared)
+# (code, catalog id) -> (catalog, key, Shared, kept at). The catalog is kept alive with
+# it, so its id is not reused. A Shared holds its snapshot's game: an entry goes when
+# its table closes or has not changed for as long as the store keeps its game.
+_SHARED: dict[tuple[str, int], tuple] = {}
+_swept = [0.0]
+
+
+def _keep(snap: Snapshot, entry: tuple) -> None:
+    now = time.monotonic()
+    if now - _swept[0] > 60 or len(_SHARED) >= 4096:
+        _swept[0] = now
+        idle = tables.store.IDLE_SECONDS
+        for k in [k for k, e in _SHARED.items() if now - e[3] > idle or len(_SHARED) >= 4096]:
+            del _SHARED[k]
+    if snap.table.status == Table.CLOSED:
+        for k in [k for k in _SHARED if k[0] == snap.code]:
+            del _SHARED[k]
+        return
+    _SHARED[snap.code, id(entry[0])] = (*entry, now)
 
 
 def _shared(snap: Snapshot, present: set[int], away, slots: dict) -> Shared:

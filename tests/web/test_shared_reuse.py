@@ -8,6 +8,8 @@ from __future__ import annotations
 import pytest
 from web_helpers import parse, seat_of, seat_table, start, whose_turn
 
+from app import tables
+from app.models import Table
 from app.web import reactions, render
 
 HX = {"HX-Request": "true"}
@@ -77,3 +79,24 @@ def test_each_language_has_its_own_shared_part(browser, built):
     assert len(built) == 2
     assert english.find("section", cls="opponents").attrs["aria-label"] == "Other players"
     assert french.find("section", cls="opponents").attrs["aria-label"] != "Other players"
+
+
+def test_a_shared_part_goes_when_its_table_idles_or_closes(browser, built, monkeypatch):
+    ann, bob = seat_table(browser, ("Ann", "Bob"), initial_flips=0)
+    start(ann)
+    mode_page(ann, "take")
+    assert {code for code, _ in render._SHARED} == {ann.code}
+    # Kept no longer than the store keeps the table's game: an idle table's goes at the
+    # next sweep (a minute after the last one at most).
+    later = render.time.monotonic() + tables.store.IDLE_SECONDS + 61
+    monkeypatch.setattr(render.time, "monotonic", lambda: later)
+    other, _ = seat_table(browser, ("Cat", "Dan"), initial_flips=0)
+    start(other)
+    mode_page(other, "take")
+    assert {code for code, _ in render._SHARED} == {other.code}
+    # A table that closes (a finished table nobody came back to) leaves nothing behind.
+    monkeypatch.undo()
+    snap = tables.store.current(other.code)
+    snap.table.status = Table.CLOSED
+    render._keep(snap, (object(), (), None))
+    assert not render._SHARED
