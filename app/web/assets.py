@@ -14,6 +14,8 @@ import flask_compress
 from flask import current_app, request, url_for
 from werkzeug.http import parse_accept_header
 
+from .sessions import vary_on
+
 # htmx answers (the partials every move and page link gets) are compressed at the
 # fastest level: on a move's answer (about 8 KB of HTML) Brotli's quality 6 took ~190 us
 # for 1.3 KB, quality 1 ~40 us for 1.7 KB. Whole pages (once per visit, within the page
@@ -30,17 +32,9 @@ class Compress(flask_compress.Compress):
     def after_request(self, response):
         answer = not response.is_streamed and request.headers.get("HX-Request") == "true"
         if answer and _compress_answer(response):
-            _vary_on_encoding(response)  # all Flask-Compress adds to a compressed one
+            vary_on(response, "Accept-Encoding")  # all Flask-Compress adds to a compressed one
             return response
         return super().after_request(response)
-
-
-def _vary_on_encoding(response) -> None:
-    vary = response.headers.get("Vary")
-    if not vary:
-        response.headers["Vary"] = "Accept-Encoding"
-    elif "accept-encoding" not in vary.lower():
-        response.headers["Vary"] = f"{vary}, Accept-Encoding"
 
 
 def _chosen_encoding(accepted: str, offered: list[str]) -> str | None:

@@ -68,7 +68,7 @@ class RememberedCookieSessions(SecureCookieSessionInterface):
         without Werkzeug parsing and writing the header again, as every move did)."""
         if session and not self.should_set_cookie(app, session):
             if session.accessed:
-                _vary_on_cookie(response)
+                vary_on(response, "Cookie")
             return
         super().save_session(app, session, response)
 
@@ -79,12 +79,14 @@ class RememberedCookieSessions(SecureCookieSessionInterface):
             self._opened[key] = (data, signed)
 
 
-def _vary_on_cookie(response) -> None:
+def vary_on(response, header: str) -> None:
+    """Add `header` to the answer's Vary header, unless it is there already (cheaper than
+    Werkzeug's `response.vary`, which parses the header and writes it back)."""
     vary = response.headers.get("Vary")
     if not vary:
-        response.headers["Vary"] = "Cookie"
-    elif "cookie" not in {v.strip().lower() for v in vary.split(",")}:
-        response.headers["Vary"] = f"{vary}, Cookie"
+        response.headers["Vary"] = header
+    elif header.lower() not in {v.strip().lower() for v in vary.split(",")}:
+        response.headers["Vary"] = f"{vary}, {header}"
 
 
 def fresh_copy(value):

@@ -12,11 +12,15 @@ from app.models import Encoded, Table, db
 from app.tables.store import ROW, snapshot_message
 
 
+def stored_state(code: str) -> str:
+    """The state column's text as the database holds it."""
+    return db.execute_sql('select state from "table" where code = ?', (code,)).fetchone()[0]
+
+
 def test_a_row_read_decodes_the_state_only_when_it_is_used(app, browser):
     ann, _ = playing(browser)
     with app.app_context(), db.connection_context():
-        stored = db.execute_sql('select state from "table" where code = ?', (ann.code,))
-        text = stored.fetchone()[0]
+        text = stored_state(ann.code)
         row = ROW.first(Table, ann.code)
         assert type(row.__data__["state"]) is Encoded  # read, not decoded
         assert row.state == orjson.loads(text)  # decoded on first use...
@@ -27,13 +31,11 @@ def test_a_row_read_decodes_the_state_only_when_it_is_used(app, browser):
 def test_a_row_saved_without_reading_its_state_keeps_it_as_stored(app, browser):
     ann, _ = playing(browser)
     with app.app_context(), db.connection_context():
-        before = db.execute_sql('select state from "table" where code = ?', (ann.code,))
-        text = before.fetchone()[0]
+        text = stored_state(ann.code)
         row = ROW.first(Table, ann.code)
         row.votes = {"next": [1]}
         row.save(only=[Table.votes, Table.state])  # the state written back unread
-        after = db.execute_sql('select state from "table" where code = ?', (ann.code,))
-        assert after.fetchone()[0] == text
+        assert stored_state(ann.code) == text
         assert ROW.first(Table, ann.code).state == orjson.loads(text)
 
 

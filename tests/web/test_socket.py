@@ -205,14 +205,7 @@ def test_pushes_made_by_timers_carry_relative_form_urls(live_server):
 def test_pushes_are_deflated_afresh_and_read_back_whole():
     """The server's permessage-deflate (its own zlib level, no kept context): a browser's
     inflater reads every push back exactly, and each push is compressed."""
-    browser = WSConnection(ConnectionType.CLIENT)
-    server = WSConnection(ConnectionType.SERVER)
-    server.receive_data(
-        browser.send(Request(host="localhost", target="/ws", extensions=[PerMessageDeflate()]))
-    )
-    assert isinstance(next(server.events()), Request)
-    browser.receive_data(server.send(AcceptConnection(extensions=[FreshDeflate()])))
-    assert isinstance(next(browser.events()), AcceptConnection)
+    browser, server = _socket_pair()
     pushes = [f'<section id="table" data-version="{v}">' + "<li>card</li>" * 400 for v in (1, 2)]
     for html in pushes:
         frame = server.send(TextMessage(data=html))
