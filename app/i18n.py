@@ -59,16 +59,20 @@ def catalog():
 
 def per_catalog(cache: dict, key: tuple, build, limit: int = 4096):
     """`build()` for `key` in the current language, built once per catalog and kept in
-    `cache`. Keyed by the catalog's id and checked by identity (a new catalog cannot be
-    taken for an old one whose id it reuses); cleared whole when `limit` is reached."""
+    `cache`: one dict of its own per catalog, checked by identity (a new catalog cannot
+    be taken for an old one whose id it reuses), cleared whole when `limit` is reached.
+    An entry is only its key and value (no tuple of its own): a key of strings and
+    numbers with a string value is nothing the garbage collector walks."""
     t = catalog()
-    found = cache.get((id(t), *key))
-    if found is not None and found[0] is t:
-        return found[1]
-    if len(cache) >= limit:
-        cache.clear()
-    value = build()
-    cache[(id(t), *key)] = (t, value)
+    kept = cache.get(id(t))
+    if kept is None or kept[0] is not t:
+        kept = cache[id(t)] = (t, {})
+    found = kept[1].get(key)
+    if found is not None:
+        return found
+    if len(kept[1]) >= limit:
+        kept[1].clear()
+    value = kept[1][key] = build()
     return value
 
 

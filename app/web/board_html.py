@@ -98,12 +98,13 @@ def path_for(endpoint: str, **values) -> str:
 @pass_context
 def table_section(context, inner: str = "") -> Markup:
     """partials/_table.html's section: `inner` is the lobby the template rendered."""
-    return table_html(context, inner)
+    return Markup(table_html(context, inner))
 
 
-def table_html(ctx, inner: str = "") -> Markup:
+def table_html(ctx, inner: str = "") -> str:
     """The #table section as `ctx` (app.web.render.table_context, with the viewer's
-    `csrf`) shows it; `inner`: the lobby's markup, for a table in its lobby."""
+    `csrf`) shows it; `inner`: the lobby's markup, for a table in its lobby. A string
+    (a push's HTML is not a template's input)."""
     w = words()
     b = ctx.get("board")
     status = ctx.get("status")
@@ -128,7 +129,7 @@ def table_html(ctx, inner: str = "") -> Markup:
     else:
         parts.append(f'<p class="panel">{w["closed"]}</p>')
     parts.append("</section>")
-    return Markup("\n".join(parts))
+    return "\n".join(parts)
 
 
 def board_html(ctx, b: dict, w: dict) -> str:

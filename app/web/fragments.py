@@ -24,56 +24,45 @@ def card_tone(value: int) -> str:
     return "high"
 
 
-def card_html(cell: dict) -> Markup:
+def card_html(cell: dict) -> str:
     """A card that is not a button, as the grids show it (the hottest bit of a push:
     built here rather than by a template macro)."""
     label = escape(cell["label"])
     if cell["state"] == "up":
-        return Markup(
+        return (
             f'<span class="card v-{cell["tone"]}" role="img" aria-label="{label}">'
             f"{int(cell['value'])}</span>"
         )
     kind = "back" if cell["state"] == "down" else "gone"
-    return Markup(f'<span class="card {kind}" role="img" aria-label="{label}"></span>')
+    return f'<span class="card {kind}" role="img" aria-label="{label}"></span>'
 
 
-def grid_html(rows: list[list[dict]], label: str) -> Markup:
-    """Another player's grid, without buttons: built once per grid state and label
-    (`rows` are kept while the grid is unchanged, see `cells`), shown to all."""
-    key = (id(rows), label)
-    found = _GRIDS.get(key)
-    if found is not None and found[0] is rows:
-        return found[1]
+def grid_html(rows: tuple[tuple[dict, ...], ...], label: str) -> str:
+    """Another player's grid, without buttons (built when the grid changes: see
+    app.web.presenter.Shared), shown to all."""
     cards = "".join(cell["html"] for row in rows for cell in row)
-    html = Markup(
+    return (
         f'<div class="grid small" role="group" aria-label="{escape(label)}" '
         f'style="--cols:{len(rows[0])}">{cards}</div>'
     )
-    if len(_GRIDS) >= _CELLS_MAX:
-        _GRIDS.clear()
-    _GRIDS[key] = (rows, html)  # keeps `rows` alive, so its id is not reused
-    return html
 
-
-_GRIDS: dict[tuple[int, str], tuple] = {}
-_MINE: dict[tuple[int, str], tuple] = {}
 
 # What another player's box shows (opponent_html reads nothing else of it).
 BOX = ("name", "total", "bot", "forfeited", "present", "is_turn", "is_ender", "face_up")
 
 
-def opponent_html(o: dict, slot: str, show_totals: bool, phase: str) -> Markup:
+def opponent_html(o: dict, slot: str, show_totals: bool, phase: str) -> str:
     """Another player's box as everyone else sees it, built once per state of the box
     and language (most boxes do not change from one push to the next); `slot` is their
-    reaction slot."""
-    key = (*(o[k] for k in BOX), o["grid_html"], slot, show_totals, phase)
-    return i18n.per_catalog(_BOXES, key, lambda: _box(o, slot, show_totals, phase), _CELLS_MAX)
+    reaction slot. Kept by content, as strings: nothing the garbage collector walks."""
+    key = (*(o[k] for k in BOX), o["grid_html"], str(slot), show_totals, phase)
+    return i18n.per_catalog(_BOXES, key, lambda: _box(o, slot, show_totals, phase), 4096)
 
 
-_BOXES: dict[tuple, tuple] = {}
+_BOXES: dict[int, tuple] = {}
 
 
-def _box(o: dict, slot: str, show_totals: bool, phase: str) -> Markup:
+def _box(o: dict, slot: str, show_totals: bool, phase: str) -> str:
     """Translations are trusted markup, values escaped, as in the templates."""
     classes = (" turn" if o["is_turn"] else "") + (" out" if o["forfeited"] else "")
     dot = " on" if o["present"] else ""
@@ -100,80 +89,70 @@ def _box(o: dict, slot: str, show_totals: bool, phase: str) -> Markup:
         showing = Markup('<p class="showing">%s</p>') % (
             Markup(_("Face up: %(points)s")) % {"points": o["face_up"]}
         )
-    return Markup(
+    return (
         f'\n<article class="opponent{classes}">\n'
         f'<h3><span class="dot{dot}"></span><span class="oname">{escape(o["name"])}</span>'
         f"{total}</h3>\n{tags}\n{slot}\n{o['grid_html']}\n{showing}\n</article>"
     )
 
 
-def cells(grid) -> list[list[dict]]:
-    """A view's grid as cards to show: state, value, colour, spoken label and HTML.
-    The view keeps a grid's rows while that grid is unchanged, so they are built once
-    per grid state and language (the entries are shared: copy one to change it)."""
+def cells(grid) -> tuple[tuple[dict, ...], ...]:
+    """A view's grid as cards to show: position, state, value, colour, spoken label and
+    HTML. Rows are tuples and each card a dict of strings and numbers only: kept with a
+    table's shared part, none of it is anything the garbage collector walks (it stops
+    tracking such tuples and never tracks such dicts). A card's label and HTML are
+    worked out once per position, card and language."""
     t = i18n.catalog()
-    key = (id(grid), id(t))
-    found = _CELLS.get(key)
-    if found is not None and found[0] is grid and found[1] is t:
-        return found[2]
-    rows = _cells(grid, t)
-    if len(_CELLS) >= _CELLS_MAX:
-        _CELLS.clear()
-    _CELLS[key] = (grid, t, rows)  # keeps `grid` alive, so its id is not reused
-    return rows
-
-
-_CELLS: dict[tuple[int, int], tuple] = {}
-_CELLS_MAX = 4096
-
-
-def _cells(grid, t) -> list[list[dict]]:
-    where_of = t.ugettext("Row %(row)s, column %(col)s")
-    up, down, gone = (
-        t.ugettext("%(where)s: %(card)s"),
-        t.ugettext("%(where)s: face down"),
-        t.ugettext("%(where)s: cleared"),
-    )
+    kept = _CARDS.get(id(t))
+    if kept is None or kept[0] is not t:
+        kept = _CARDS[id(t)] = (t, {})
+    known = kept[1]
     rows = []
     for r, row in enumerate(grid):
         out = []
         for c, cell in enumerate(row):
-            where = where_of % {"row": r + 1, "col": c + 1}
-            entry = {"row": r, "col": c, "state": cell["state"], "action": None}
-            if cell["state"] == "up":
-                entry["value"] = cell["value"]
-                entry["tone"] = card_tone(cell["value"])
-                entry["label"] = up % {"where": where, "card": cell["value"]}
-            elif cell["state"] == "down":
-                entry["label"] = down % {"where": where}
-            else:
-                entry["label"] = gone % {"where": where}
-            entry["html"] = card_html(entry)
-            out.append(entry)
-        rows.append(out)
-    return rows
+            state, value = cell["state"], cell.get("value")
+            found = known.get((r, c, state, value))
+            if found is None:
+                if len(known) >= 4096:
+                    known.clear()
+                found = known[r, c, state, value] = _card(t, r, c, state, value)
+            out.append(found)
+        rows.append(tuple(out))
+    return tuple(rows)
 
 
-def my_grid_html(rows: list[list[dict]], label: str, move_url: str, version, csrf: str) -> Markup:
+# id(catalog) -> (catalog, {(row, col, state, value): card}); a card is shared by every
+# grid that shows it (read-only: copy one to change it, as presenter.my_cells does).
+_CARDS: dict[int, tuple] = {}
+
+
+def _card(t, r: int, c: int, state: str, value) -> dict:
+    where = t.ugettext("Row %(row)s, column %(col)s") % {"row": r + 1, "col": c + 1}
+    entry = {"row": r, "col": c, "state": state, "action": None}
+    if state == "up":
+        entry["value"] = value
+        entry["tone"] = card_tone(value)
+        entry["label"] = t.ugettext("%(where)s: %(card)s") % {"where": where, "card": value}
+    elif state == "down":
+        entry["label"] = t.ugettext("%(where)s: face down") % {"where": where}
+    else:
+        entry["label"] = t.ugettext("%(where)s: cleared") % {"where": where}
+    entry["html"] = card_html(entry)
+    return entry
+
+
+def my_grid_html(rows, label: str, move_url: str, version, csrf: str) -> str:
     """The viewer's own grid: one form whose pressable cards are its buttons (the
     pressed card says its position), or plain cards when none can be pressed."""
-    key = (id(rows), label)
-    found = _MINE.get(key)
-    if found is not None and found[0] is rows:
-        return found[1]  # the same grid as the last push's, and no card to press
     kind = next((c["action"]["type"] for row in rows for c in row if c["action"]), None)
     cols = len(rows[0])
     if kind is None:
         cards = "".join(c["html"] for row in rows for c in row)
-        html = Markup(
+        return (
             f'<div class="grid mine" role="group" aria-label="{escape(label)}" '
             f'style="--cols:{cols}">{cards}</div>'
         )
-        # Kept per grid state (`cells`), as another player's grid (`grid_html`).
-        if len(_MINE) >= _CELLS_MAX:
-            _MINE.clear()
-        _MINE[key] = (rows, html)
-        return html
     parts = []
     for row in rows:
         for c in row:
@@ -187,7 +166,7 @@ def my_grid_html(rows: list[list[dict]], label: str, move_url: str, version, csr
                 f'aria-label="{escape(c["action"]["verb"])}">{c["value"] if up else ""}</button>'
             )
     url = escape(move_url)
-    return Markup(
+    return (
         f'<form method="post" action="{url}" hx-post="{url}" class="grid mine act-{kind}" '
         f'role="group" aria-label="{escape(label)}" style="--cols:{cols}">\n'
         f'<input type="hidden" name="csrf_token" value="{escape(csrf)}">'

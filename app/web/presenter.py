@@ -69,14 +69,21 @@ _RULES: dict[tuple, RuleSet] = {}
 
 class Shared:
     """What every viewer of one committed snapshot sees alike, in the current language:
-    built once per push (and once per page)."""
+    built once per push (and once per page).
 
-    def __init__(self, snap: Snapshot, present: set[int]):
+    A table's shared part is kept until its next version (app.web.render.shared_part),
+    so nearly every table's is young at a collection of the garbage collector's middle
+    generation, which walks it whole: it is made of strings, numbers and tuples and dicts
+    of those as far as it can (nothing to walk), in a few containers. `previous`, the
+    table's shared part of an earlier version in the same language, lends the grids and
+    log lines that did not change."""
+
+    def __init__(self, snap: Snapshot, present: set[int], previous: Shared | None = None):
         table = snap.table
         self.game = snap.game
         self.rules = rule_set(table.rules)
         self.votes = table.votes or {}
-        self.seats = [
+        self.seats = tuple(
             {
                 "id": s.id,
                 "name": i18n.person(s.name),
@@ -86,37 +93,64 @@ class Shared:
                 "player_id": s.player_id,
             }
             for s in snap.seats
-        ]
+        )
         rematch = self.votes.get("rematch", [])
-        self.rematch_names = [s["name"] for s in self.seats if s["id"] in rematch]
+        self.rematch_names = tuple(s["name"] for s in self.seats if s["id"] in rematch)
         self.banners: dict[tuple, dict] = {}  # see `board`
         if self.game is None:
             return
         v = view(self.game, None)
         rnd = v["round"]
         self.names = {p["id"]: i18n.person(p["name"]) for p in v["players"]}
-        self.by_player = {p["id"]: p for p in v["players"]}
-        present_of = {s["player_id"]: s["present"] for s in self.seats}
+        self.totals = {p["id"]: p["total"] for p in v["players"]}
+        if previous is None or getattr(previous, "names", None) != self.names:
+            previous = None
         # Every grid is public (face-down cards are backs for everyone, their owner too).
-        self.cells = {pid: cells(grid) for pid, grid in rnd["grids"].items()}
+        self.grids = rnd["grids"]  # the view's: kept while a grid is unchanged
+        self.cells = {pid: self._cells(pid, grid, previous) for pid, grid in self.grids.items()}
+        present_of = {s["player_id"]: s["present"] for s in self.seats}
+        players = {p["id"]: p for p in v["players"]}
         self.opponent = {
             pid: {
                 "id": pid,
                 "name": self.names[pid],
-                "total": self.by_player[pid]["total"],
-                "bot": self.by_player[pid]["bot"],
-                "forfeited": self.by_player[pid]["forfeited"],
+                "total": players[pid]["total"],
+                "bot": players[pid]["bot"],
+                "forfeited": players[pid]["forfeited"],
                 "present": present_of.get(pid, False),
                 "is_turn": rnd["turn"] == pid,
                 "is_ender": rnd["ender"] == pid,
-                "grid_html": grid_html(self.cells[pid], _("%(name)s's grid", name=self.names[pid])),
+                "grid_html": self._grid_html(pid, previous),
                 "face_up": face_up(self.cells[pid]),
                 "setup_left": rnd["setup_left"].get(pid, 0),
             }
             for pid in rnd["seating"]
         }
-        lines = (said_once(e, self.names) for e in rnd["log"][-12:])
-        self.log = [line for line in lines if line][-6:][::-1]
+        self.log = self._log(rnd["log"][-12:], previous)
+
+    def _cells(self, pid: str, grid, previous: Shared | None):
+        if previous is not None and previous.grids.get(pid) is grid:
+            return previous.cells[pid]
+        return cells(grid)
+
+    def _grid_html(self, pid: str, previous: Shared | None) -> str:
+        if previous is not None and previous.cells.get(pid) is self.cells[pid]:
+            return previous.opponent[pid]["grid_html"]
+        return grid_html(self.cells[pid], _("%(name)s's grid", name=self.names[pid]))
+
+    def _log(self, events, previous: Shared | None) -> tuple[str, ...]:
+        """The last few events said, newest first. A line is worked out once per event:
+        the view keeps a round's events (the same objects from version to version), and
+        `previous` (which keeps its game, so these ids are its events') knows the lines
+        of those it showed."""
+        known = previous.said if previous is not None else {}
+        self.said = {}
+        for event in events:
+            line = known.get(id(event))
+            if line is None:
+                line = log_line(event, self.names) or ""
+            self.said[id(event)] = line
+        return tuple(line for line in self.said.values() if line)[-6:][::-1]
 
     def seat_list(self, me: Seat | None) -> list[dict]:
         my_id = me.id if me is not None else None
@@ -156,7 +190,7 @@ def board(shared: Shared, me: Seat | None, mode: str | None = None) -> dict:
         me_entry = {
             "id": my_id,
             "name": names.get(my_id),
-            "total": shared.by_player[my_id]["total"],
+            "total": shared.totals[my_id],
             "grid": my_cells(shared.cells[my_id], presses(legal, mode), rnd["discard_top"], drawn),
             "face_up": shared.opponent[my_id]["face_up"],
             "is_ender": rnd["ender"] == my_id,
@@ -292,25 +326,6 @@ def banner(v, names, my_id, my_turn, setup_left, drawn, mode) -> dict:
     else:
         doing = _("%(name)s is playing.", name=turn)
     return {"tone": "last" if last else "wait", "text": prefix + doing}
-
-
-def said_once(event: dict, names: dict) -> str | None:
-    """log_line, worked out once per event and language: a view keeps its round's events
-    (the same objects from change to change), and every push shows the last few."""
-    t = i18n.catalog()
-    who = names.get(event.get("player"), "")
-    key = (id(event), id(t))
-    found = _SAID.get(key)
-    if found is not None and found[0] is event and found[1] is t and found[2] == who:
-        return found[3]
-    line = log_line(event, names)
-    if len(_SAID) >= 20_000:
-        _SAID.clear()
-    _SAID[key] = (event, t, who, line)  # keeps `event` alive, so its id is not reused
-    return line
-
-
-_SAID: dict[tuple[int, int], tuple] = {}
 
 
 def log_line(event: dict, names: dict) -> str | None:

@@ -120,24 +120,28 @@ def shared_part(snap: Snapshot, present: set[int]) -> Shared:
     """What everyone at the table sees alike, with each other player's box rendered.
     Kept per table and language for the snapshot's version: the `?mode=` links and
     stale answers that follow a push show the same (a copy with its own `memo`, which
-    holds what is joined per page: its forms, its piles)."""
+    holds what is joined per page: its forms, its piles). The next version's is built
+    from it (the grids and log lines that did not change)."""
     away = away_countdown(snap.table)  # the same for every viewer
     if snap.game is None:
         return _shared(snap, present, away, {})
     from .reactions import reaction_slot  # reactions' views use this module
 
-    slots = {p.id: reaction_slot(snap.code, p.id) for p in snap.game.players}
+    # Strings: kept with the shared part, a Markup is one more object for the garbage
+    # collector to walk.
+    slots = {p.id: str(reaction_slot(snap.code, p.id)) for p in snap.game.players}
     t = i18n.catalog()
     # Everything the shared part is made of: the version (with the game's id) names
     # the table, its seats and game; the rest changes between versions (presence, the
     # away countdown's seconds, a reaction being shown).
-    key = (snap.version, snap.game.id, frozenset(present), away, tuple(slots.values()))
+    key = (snap.version, snap.game.id, tuple(sorted(present)), away, tuple(slots.values()))
     found = _SHARED.get((snap.code, id(t)))
     if found is not None and found[0] is t and found[1] == key:
         shared = copy.copy(found[2])
         shared.memo = {"slots": slots}
         return shared
-    shared = _shared(snap, present, away, slots)
+    previous = found[2] if found is not None and found[0] is t else None
+    shared = _shared(snap, present, away, slots, previous)
     _keep(snap, (t, key, shared))
     return shared
 
@@ -163,8 +167,8 @@ def _keep(snap: Snapshot, entry: tuple) -> None:
     _SHARED[snap.code, id(entry[0])] = (*entry, now)
 
 
-def _shared(snap: Snapshot, present: set[int], away, slots: dict) -> Shared:
-    shared = Shared(snap, present)
+def _shared(snap: Snapshot, present: set[int], away, slots: dict, previous=None) -> Shared:
+    shared = Shared(snap, present, previous)
     shared.away = away
     shared.memo = {"slots": slots}  # the viewer's own box shows theirs
     if snap.game is not None:

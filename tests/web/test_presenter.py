@@ -286,3 +286,35 @@ def test_a_change_rebuilds_the_view_of_the_grid_it_touched_only():
     assert after[turn] is not before[turn]
     assert all(after[p] is before[p] for p in before if p != turn)
     assert view(game, None)["round"]["grids"] is before
+
+
+def test_a_shared_part_is_strings_and_lends_the_next_version_what_did_not_change():
+    """A table's shared part is kept until its next version: its cards, boxes and log
+    are plain strings in untracked dicts (nothing for the garbage collector to walk), and
+    the next version's reuses the grids and log lines that did not change."""
+    import gc
+
+    from babel.support import NullTranslations
+
+    with i18n.bound(NullTranslations()):
+        game = new_game("kept")
+        turn = play_to_turn(game)
+        first = Shared(snapshot(game), present={1, 2, 3})
+        for pid, o in first.opponent.items():
+            assert type(o["grid_html"]) is str and not gc.is_tracked(o)
+            assert all(
+                type(c["html"]) is str and not gc.is_tracked(c)
+                for row in first.cells[pid]
+                for c in row
+            )
+        assert all(type(line) is str for line in first.log) and not gc.is_tracked(first.names)
+        game.apply(turn, Draw())
+        game.apply(turn, KeepDrawn(0, 0))
+        after = Shared(snapshot(game), present={1, 2, 3}, previous=first)
+        fresh = Shared(snapshot(game), present={1, 2, 3})
+        assert after.cells[turn] is not first.cells[turn]
+        assert all(after.cells[p] is first.cells[p] for p in after.cells if p != turn)
+        assert after.cells == fresh.cells and after.opponent == fresh.opponent
+        assert after.log == fresh.log and after.log[0].endswith(
+            "drew and kept " + presenter.a(game.round.grids[turn].values[0])
+        )

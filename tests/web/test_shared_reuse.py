@@ -21,9 +21,9 @@ def built(monkeypatch):
     made = []
     real = render.Shared
 
-    def counted(snap, present):
+    def counted(snap, present, previous=None):
         made.append(snap.version)
-        return real(snap, present)
+        return real(snap, present, previous)
 
     monkeypatch.setattr(render, "Shared", counted)
     render._SHARED.clear()
