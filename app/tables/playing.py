@@ -215,10 +215,14 @@ def rename_players(code: str, seat_ids: set[int], name: str) -> None:
             if rename(record.get("players", [])):
                 GameRecord.update(record=record).where(GameRecord.id == row.id).execute()
         if ch.game is not None:
-            for p in ch.game.players:
-                if p.id in players and p.name != name:
-                    p.name = name
-                    ch.game_changed = True
+            # New Player objects: the fork shares its players with the committed game.
+            renamed = [
+                type(p)(p.id, name, p.bot) if p.id in players and p.name != name else p
+                for p in ch.game.players
+            ]
+            if renamed != ch.game.players:
+                ch.game.players = renamed
+                ch.game_changed = True
         Seat.update(name=name).where(Seat.id.in_(list(seat_ids))).execute()
         if ch.table.status == Table.FINISHED:
             Seat.update(left=True).where(Seat.id.in_(list(seat_ids))).execute()
