@@ -8,10 +8,11 @@ the real move form (so every table has a current version rendered and pushed). T
 
   per table   tracked objects alive per table (len(gc.get_objects()) after a full
               collection, against before the tables), by type
-  young       the tracked objects one more move on every table leaves in the young
-              generations (the collector off meanwhile): under load nearly every
-              table's current version is that young at a collection of generation 1
-  gen 1       gc.collect(1) right after that round of moves (median of --repeat rounds)
+  young       the tracked objects --window more moves on every table leave alive in
+              the young generations (the collector off meanwhile, then the youngest
+              generation collected: its garbage goes): under load nearly every table
+              has moved since the last collection of generation 1, which walks these
+  gen 1       gc.collect(1) then (median of --repeat rounds)
   gen 2       gc.collect(2) with the tables open (median of --repeat)
 
 Usage:  .venv/bin/python benchmarks/gc_weight.py [--tables 200] [--moves 20] [--json]
@@ -129,6 +130,7 @@ def main(argv=None) -> None:
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--moves", type=int, default=20)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--window", type=int, default=3, help="moves per table before gen 1")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -150,9 +152,11 @@ def main(argv=None) -> None:
     for _ in range(args.repeat):
         gc.collect()
         gc.disable()
-        for code, who in played:
-            move(code, who, rng)
-        young.append(len(gc.get_objects(0)) + len(gc.get_objects(1)))
+        for _ in range(args.window):
+            for code, who in played:
+                move(code, who, rng)
+        gc.collect(0)  # the garbage goes; what is still alive waits in the middle generation
+        young.append(by_kind(Counter(map(type, gc.get_objects(1)))))
         gen1.append(timed(lambda: gc.collect(1)))
         gc.enable()
         gen2.append(timed(lambda: gc.collect(2)))
@@ -162,7 +166,9 @@ def main(argv=None) -> None:
         "tables": n,
         "moves_per_table": args.moves,
         "tracked_objects_per_table": {k: round(v / n, 1) for k, v in kept.items()},
-        "young_after_a_move_per_table_median": statistics.median(young) / n,
+        "young_alive_after_window_per_table": {
+            k: round(statistics.median(y[k] for y in young) / n, 1) for k in young[0]
+        },
         "gen1_collect_ms_median": statistics.median(gen1),
         "gen2_collect_ms_median": statistics.median(gen2),
         "tracked_objects_total": kept["all"] + sum(before.values()),
@@ -173,7 +179,8 @@ def main(argv=None) -> None:
     print(f"tables                      {n} of 4 players, {args.moves} moves each")
     per = result["tracked_objects_per_table"]
     print("tracked objects per table   " + ", ".join(f"{k} {v:g}" for k, v in per.items()))
-    print(f"young after a move, /table  {result['young_after_a_move_per_table_median']:.0f}")
+    per = result["young_alive_after_window_per_table"]
+    print("young alive per table       " + ", ".join(f"{k} {v:g}" for k, v in per.items()))
     print(f"gc.collect(1) then          {result['gen1_collect_ms_median']:.1f} ms (median)")
     print(f"gc.collect(2)               {result['gen2_collect_ms_median']:.1f} ms (median)")
     print(f"tracked objects in all      {result['tracked_objects_total']}")
