@@ -69,14 +69,11 @@ _RULES: dict[tuple, RuleSet] = {}
 
 class Shared:
     """What every viewer of one committed snapshot sees alike, in the current language:
-    built once per push (and once per page).
-
-    A table's shared part is kept until its next version (app.web.render.shared_part),
-    so nearly every table's is young at a collection of the garbage collector's middle
-    generation, which walks it whole: it is made of strings, numbers and tuples and dicts
-    of those as far as it can (nothing to walk), in a few containers. `previous`, the
-    table's shared part of an earlier version in the same language, lends the grids and
-    log lines that did not change."""
+    built once per push (and once per page). Kept until the table's next version
+    (app.web.render.shared_part), so young at most collections of the garbage
+    collector's middle generation, which walks it: strings, numbers, and tuples and
+    dicts of those (nothing to walk), in few containers. `previous`, the table's shared
+    part of an earlier version in this language, lends what did not change."""
 
     def __init__(self, snap: Snapshot, present: set[int], previous: Shared | None = None):
         table = snap.table
@@ -134,15 +131,15 @@ class Shared:
         return cells(grid)
 
     def _grid_html(self, pid: str, previous: Shared | None) -> str:
-        if previous is not None and previous.cells.get(pid) is self.cells[pid]:
-            return previous.opponent[pid]["grid_html"]
+        before = previous.opponent.get(pid) if previous is not None else None
+        if before is not None and previous.cells.get(pid) is self.cells[pid]:
+            return before["grid_html"]
         return grid_html(self.cells[pid], _("%(name)s's grid", name=self.names[pid]))
 
     def _log(self, events, previous: Shared | None) -> tuple[str, ...]:
-        """The last few events said, newest first. A line is worked out once per event:
-        the view keeps a round's events (the same objects from version to version), and
-        `previous` (which keeps its game, so these ids are its events') knows the lines
-        of those it showed."""
+        """The last few events said, newest first, each worked out once: the view keeps
+        a round's events (the same objects from version to version), and `previous`
+        (keeping its game, so these ids are its events') has the lines it showed."""
         known = previous.said if previous is not None else {}
         self.said = {}
         for event in events:
