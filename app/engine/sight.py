@@ -13,6 +13,10 @@ keep their identity between turns (the bots cache by identity)."""
 
 from __future__ import annotations
 
+from functools import partial
+from itertools import compress
+from operator import not_
+
 from .reading import CLEARED, HIDDEN, STALL_EVENTS, _flat, _lines, _opponents, choices, moves
 from .state import DOWN, GONE, UP
 
@@ -35,40 +39,37 @@ class _Read:
         self.values = values[:]
         self.state = state[:]
         self.cells = tuple(map(_MASK.get, state, values))
-        key = tuple(state)
-        targets = _TARGETS.get(key)
-        if targets is None:
-            if len(_TARGETS) > 16384:  # a few thousand seen in 200 games
-                _TARGETS.clear()
-            targets = _TARGETS[key] = (
-                [i for i, s in enumerate(state) if s == DOWN] or _NOTHING_TO_TURN,
-                [i for i, s in enumerate(state) if s != GONE],
-            )
-        self.down, self.kept = targets
+        # The targets picked in C (a grid is read again after most of its player's
+        # turns, in states seldom seen before): the face-down cells (DOWN is 0) ...
+        cells = range(len(state))
+        self.down = list(compress(cells, map(not_, state))) or _NOTHING_TO_TURN
+        # ... and the cells not cleared: all of them until a line clears.
+        self.kept = (
+            _EVERY_CELL[len(state)] if GONE not in state else [i for i in cells if state[i] != GONE]
+        )
 
 
-# A grid's states -> (face-down cells or [None], cells not cleared): shared lists, as the
-# legal actions' targets (Moves.of) give them for turning a card and placing one.
-_TARGETS: dict[tuple, tuple[list, list]] = {}
+# Every cell of a grid by its size (12 but for other shapes): one shared list each.
+_EVERY_CELL = {n: list(range(n)) for n in range(1, 17)}
+assert DOWN == 0  # not_(state) picks the face-down cells
 
 
 class Sight:
     """Player `me`'s public information in `game`, read when asked (never copied)."""
 
-    __slots__ = ("_game", "me", "rules", "lines", "choices", "_grids")
+    __slots__ = ("_game", "me", "stage", "rules", "lines", "choices", "_grids")
 
     def __init__(self, game, me: str):
         self._game = game
         self.me = me
+        # stage(): my stage now (setup, take, drawn or None: no move), as Game.stage
+        # says it. Asked before every move: the game's own method, without a call of ours.
+        self.stage = partial(game.stage, me)
         self.rules = game.rules  # frozen, public, the same all game
         self.lines = _lines(self.rules.rows, self.rules.cols, self.rules.clear_rows)
         # The actions to answer with, by kind and cell (reading.Choices).
         self.choices = choices(self.rules.rows, self.rules.cols)
         self._grids: dict[str, _Read] = {}
-
-    def stage(self) -> str | None:
-        """My stage now (setup, take, drawn or None: no move), as Game.stage says it."""
-        return self._game.stage(self.me)
 
     def grid(self, player: str) -> _Read:
         """`player`'s grid read: `cells` (flat codes: face-up values, else HIDDEN or
