@@ -13,7 +13,6 @@ keep their identity between turns (the bots cache by identity)."""
 
 from __future__ import annotations
 
-from functools import partial
 from itertools import compress
 from operator import not_
 
@@ -31,25 +30,39 @@ _NOTHING_TO_TURN: list[int | None] = [None]
 class _Read:
     """One grid as read: copies of its values and states (to notice a change), its
     codes, and the cells moves may target: `down` (to turn over; [None] when there is
-    none left) and `kept` (to place a card on: every cell not cleared)."""
+    none left) and `kept` (to place a card on: every cell not cleared). `same`: the
+    grid's last read if its states are unchanged (a card was replaced face up)."""
 
     __slots__ = ("values", "state", "cells", "down", "kept")
 
-    def __init__(self, values: list[int], state: list[int]):
+    def __init__(self, values: list[int], state: list[int], same: _Read | None = None):
         self.values = values[:]
-        self.state = state[:]
         self.cells = tuple(map(_MASK.get, state, values))
-        # The targets picked in C (a grid is read again after most of its player's
-        # turns, in states seldom seen before): the face-down cells (DOWN is 0) ...
-        cells = range(len(state))
-        self.down = list(compress(cells, map(not_, state))) or _NOTHING_TO_TURN
-        # ... and the cells not cleared: all of them until a line clears.
-        self.kept = (
-            _EVERY_CELL[len(state)] if GONE not in state else [i for i in cells if state[i] != GONE]
-        )
+        if same is not None:
+            self.state, self.down, self.kept = same.state, same.down, same.kept
+            return
+        self.state = state[:]
+        key = tuple(state)
+        targets = _TARGETS.get(key)
+        if targets is None:
+            if len(_TARGETS) > 16384:  # a few thousand seen in 200 games
+                _TARGETS.clear()
+            targets = _TARGETS[key] = _targets(state)
+        self.down, self.kept = targets
 
 
-# Every cell of a grid by its size (12 but for other shapes): one shared list each.
+def _targets(state: list[int]) -> tuple[list, list]:
+    """The face-down cells (or [None]) and the cells not cleared, picked in C."""
+    cells = range(len(state))
+    down = list(compress(cells, map(not_, state))) or _NOTHING_TO_TURN
+    if GONE not in state:  # nothing cleared yet: the one shared list of every cell
+        return down, _EVERY_CELL[len(state)]
+    return down, list(compress(cells, map(GONE.__ne__, state)))
+
+
+# A grid's states -> (face-down cells or [None], cells not cleared): shared lists, as the
+# legal actions' targets (Moves.of) give them for turning a card and placing one.
+_TARGETS: dict[tuple, tuple[list, list]] = {}
 _EVERY_CELL = {n: list(range(n)) for n in range(1, 17)}
 assert DOWN == 0  # not_(state) picks the face-down cells
 
@@ -57,27 +70,30 @@ assert DOWN == 0  # not_(state) picks the face-down cells
 class Sight:
     """Player `me`'s public information in `game`, read when asked (never copied)."""
 
-    __slots__ = ("_game", "me", "stage", "rules", "lines", "choices", "_grids")
+    __slots__ = ("_game", "me", "rules", "lines", "choices", "_grids")
 
     def __init__(self, game, me: str):
         self._game = game
         self.me = me
-        # stage(): my stage now (setup, take, drawn or None: no move), as Game.stage
-        # says it. Asked before every move: the game's own method, without a call of ours.
-        self.stage = partial(game.stage, me)
         self.rules = game.rules  # frozen, public, the same all game
         self.lines = _lines(self.rules.rows, self.rules.cols, self.rules.clear_rows)
         # The actions to answer with, by kind and cell (reading.Choices).
         self.choices = choices(self.rules.rows, self.rules.cols)
         self._grids: dict[str, _Read] = {}
 
+    def stage(self) -> str | None:
+        """My stage now (setup, take, drawn or None: no move), as Game.stage says it."""
+        return self._game.stage(self.me)
+
     def grid(self, player: str) -> _Read:
         """`player`'s grid read: `cells` (flat codes: face-up values, else HIDDEN or
         CLEARED), `down` (face-down cells), `kept` (cells not cleared)."""
         grid = self._game.rounds[-1].grids[player]
         found = self._grids.get(player)
-        if found is None or found.state != grid.state or found.values != grid.values:
+        if found is None or found.state != grid.state:
             found = self._grids[player] = _Read(grid.values, grid.state)
+        elif found.values != grid.values:
+            found = self._grids[player] = _Read(grid.values, grid.state, found)
         return found
 
     def cells(self, player: str) -> tuple[int, ...]:
