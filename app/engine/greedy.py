@@ -11,6 +11,7 @@ from .reading import (
     CLEARED,
     HIDDEN,
     MEAN_CARD,
+    _choice,
     _clear_bonus,
     _estimate,
     _reveal_spread,
@@ -176,7 +177,7 @@ def _drawn_play(sight, mine, rng: random.Random) -> Action:
                 return choices.keep[j]
     if keep:
         return choices.keep[i]
-    return choices.flip[rng.choice(flips)]
+    return choices.flip[_choice(rng, flips)]
 
 
 def _best_up_place(cells: list[int], x: int, lines) -> tuple[int, float]:

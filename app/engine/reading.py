@@ -270,7 +270,19 @@ def _reveal_spread(cells, hidden: list[int], cols: int, rng: random.Random) -> A
     """Of the `hidden` cells, one in a column with no face-up card if there is one."""
     used = {i % cols for i, v in enumerate(cells) if v != HIDDEN and v != CLEARED}
     fresh = [i for i in hidden if i % cols not in used]
-    return _action("reveal", rng.choice(fresh or hidden), cols)
+    return _action("reveal", _choice(rng, fresh or hidden), cols)
+
+
+def _choice(rng: random.Random, cards: list):
+    """rng.choice(cards) (cards not empty): the same draws, one call instead of two
+    (random.Random.choice draws getrandbits(k), k the bit length of the count, until
+    below the count). tests/engine/test_greedy.py compares them."""
+    n = len(cards)
+    k = n.bit_length()
+    r = rng.getrandbits(k)
+    while r >= n:
+        r = rng.getrandbits(k)
+    return cards[r]
 
 
 def _stalling(rnd: dict) -> bool:

@@ -17,7 +17,7 @@ from itertools import compress
 from operator import not_
 
 from .reading import CLEARED, HIDDEN, STALL_EVENTS, _flat, _lines, _opponents, choices, moves
-from .state import DOWN, GONE, UP
+from .state import DOWN, GONE, PLAY, UP
 
 # A cell's code by its state, or else (face up) its card: the value only when face up.
 _MASK = {DOWN: HIDDEN, GONE: CLEARED}
@@ -30,25 +30,30 @@ _NOTHING_TO_TURN: list[int | None] = [None]
 class _Read:
     """One grid as read: copies of its values and states (to notice a change), its
     codes, and the cells moves may target: `down` (to turn over; [None] when there is
-    none left) and `kept` (to place a card on: every cell not cleared). `same`: the
-    grid's last read if its states are unchanged (a card was replaced face up)."""
+    none left) and `kept` (to place a card on: every cell not cleared)."""
 
     __slots__ = ("values", "state", "cells", "down", "kept")
 
-    def __init__(self, values: list[int], state: list[int], same: _Read | None = None):
-        self.values = values[:]
-        self.cells = tuple(map(_MASK.get, state, values))
-        if same is not None:
-            self.state, self.down, self.kept = same.state, same.down, same.kept
-            return
-        self.state = state[:]
-        key = tuple(state)
-        targets = _TARGETS.get(key)
-        if targets is None:
-            if len(_TARGETS) > 16384:  # a few thousand seen in 200 games
-                _TARGETS.clear()
-            targets = _TARGETS[key] = _targets(state)
-        self.down, self.kept = targets
+
+def _read(values: list[int], state: list[int], same: _Read | None = None) -> _Read:
+    """A grid read now; `same`: its last read if its states did not change (a card was
+    replaced face up). (Filled in here: a class without __init__ is made in C, some
+    200 times a game.)"""
+    found = _Read()
+    found.values = values[:]
+    found.cells = tuple(map(_MASK.get, state, values))
+    if same is not None:
+        found.state, found.down, found.kept = same.state, same.down, same.kept
+        return found
+    found.state = state[:]
+    key = tuple(state)
+    targets = _TARGETS.get(key)
+    if targets is None:
+        if len(_TARGETS) > 16384:  # a few thousand seen in 200 games
+            _TARGETS.clear()
+        targets = _TARGETS[key] = _targets(state)
+    found.down, found.kept = targets
+    return found
 
 
 def _targets(state: list[int]) -> tuple[list, list]:
@@ -82,8 +87,15 @@ class Sight:
         self._grids: dict[str, _Read] = {}
 
     def stage(self) -> str | None:
-        """My stage now (setup, take, drawn or None: no move), as Game.stage says it."""
-        return self._game.stage(self.me)
+        """My stage now (setup, take, drawn or None: no move), as Game.stage says it
+        (in play read here: a bot asks before each of its moves)."""
+        game = self._game
+        if game.phase == PLAY:
+            rnd = game.rounds[-1]
+            if rnd.turn != self.me or self.me in game.forfeited:
+                return None
+            return "take" if rnd.drawn is None else "drawn"
+        return game.stage(self.me)
 
     def grid(self, player: str) -> _Read:
         """`player`'s grid read: `cells` (flat codes: face-up values, else HIDDEN or
@@ -91,9 +103,9 @@ class Sight:
         grid = self._game.rounds[-1].grids[player]
         found = self._grids.get(player)
         if found is None or found.state != grid.state:
-            found = self._grids[player] = _Read(grid.values, grid.state)
+            found = self._grids[player] = _read(grid.values, grid.state)
         elif found.values != grid.values:
-            found = self._grids[player] = _Read(grid.values, grid.state, found)
+            found = self._grids[player] = _read(grid.values, grid.state, found)
         return found
 
     def cells(self, player: str) -> tuple[int, ...]:

@@ -161,14 +161,14 @@ class Turns:
         self._maybe_finish_setup()
 
     def _take_discard(self, player_id: str, action: TakeDiscard) -> None:
-        card = self.rounds[-1].discard.pop()
-        move = {"player": player_id, "type": "take_discard", "row": action.row, "col": action.col}
-        self._replace(player_id, action.row, action.col, card, move, "take_discard")
-
-    def _replace(self, player_id: str, row: int, col: int, card: int, move: dict, kind: str):
-        """The turns that put a card into the grid: the replaced card goes face up on
-        the discard pile, lines clear, the turn ends."""
         rnd = self.rounds[-1]
+        card = rnd.discard.pop()
+        move = {"player": player_id, "type": "take_discard", "row": action.row, "col": action.col}
+        self._replace(rnd, player_id, action.row, action.col, card, move, "take_discard")
+
+    def _replace(self, rnd, player_id: str, row: int, col: int, card: int, move: dict, kind: str):
+        """The turns that put a card into the grid (of round `rnd`, the one in play):
+        the replaced card goes face up on the discard pile, lines clear, the turn ends."""
         # The card goes face up at (row, col); the one it replaces, face up on the discard.
         grid = rnd.grids[player_id]
         cols = grid.cols
@@ -185,7 +185,7 @@ class Turns:
         )
         if _may_clear(state, cols, i, self.rules.clear_rows):
             self._clear(player_id, i)
-        self._end_turn(player_id)
+        self._end_turn(rnd, state, player_id)
 
     def _draw(self, player_id: str, action: Draw) -> None:
         rnd = self.rounds[-1]
@@ -228,31 +228,32 @@ class Turns:
             "row": action.row,
             "col": action.col,
         }
-        self._replace(player_id, action.row, action.col, card, move, "keep_drawn")
+        self._replace(rnd, player_id, action.row, action.col, card, move, "keep_drawn")
 
     def _discard_drawn(self, player_id: str, action: DiscardDrawn) -> None:
         rnd = self.rounds[-1]
         card, rnd.drawn = rnd.drawn, None
         rnd.discard.append(card)
         at = action.flip
+        grid = rnd.grids[player_id]
+        state = grid.state
         if at is None:
             rnd.moves.append({"player": player_id, "type": "draw", "keep": False, "flip": None})
             rnd.log.append(Frozen(type="discard_drawn", player=player_id, value=card, flip=None))
             self._clear(player_id)
         else:
-            grid = rnd.grids[player_id]
             row, col = at
             cols = grid.cols
             i = row * cols + col
-            grid.state[i] = UP
+            state[i] = UP
             flip = Frozen(row=row, col=col, value=grid.values[i])
             rnd.moves.append(
                 {"player": player_id, "type": "draw", "keep": False, "flip": [row, col]}
             )
             rnd.log.append(Frozen(type="discard_drawn", player=player_id, value=card, flip=flip))
-            if _may_clear(grid.state, cols, i, self.rules.clear_rows):
+            if _may_clear(state, cols, i, self.rules.clear_rows):
                 self._clear(player_id, i)
-        self._end_turn(player_id)
+        self._end_turn(rnd, state, player_id)
 
     def _forfeit(self, player_id: str, action: Forfeit) -> None:
         rnd = self.rounds[-1]
@@ -324,10 +325,10 @@ class Turns:
                 return candidate
         raise AssertionError("no active player left")
 
-    def _end_turn(self, player_id: str) -> None:
-        rnd = self.rounds[-1]
+    def _end_turn(self, rnd, state: list[int], player_id: str) -> None:
+        """The turn of `player_id` (their grid's `state` as it is now) ends in `rnd`."""
         if rnd.ender is None:
-            if DOWN in rnd.grids[player_id].state:
+            if DOWN in state:
                 seating = rnd.seating
                 if self.forfeited:
                     rnd.turn = self._next_after(player_id)
