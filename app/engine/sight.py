@@ -14,25 +14,22 @@ keep their identity between turns (the bots cache by identity)."""
 from __future__ import annotations
 
 from itertools import compress
-from operator import not_
+from operator import itemgetter, not_
 
 from .reading import CLEARED, HIDDEN, STALL_EVENTS, _flat, _lines, _opponents, choices, moves
 from .state import DOWN, GONE, PLAY, UP
 
-# A cell's code by its state, or else (face up) its card: the value only when face up.
-_MASK = {DOWN: HIDDEN, GONE: CLEARED}
-assert UP not in _MASK
-
-
 _NOTHING_TO_TURN: list[int | None] = [None]
+_MARKERS = [HIDDEN, CLEARED]  # a grid's values + these: what its codes are picked from
 
 
 class _Read:
     """One grid as read: copies of its values and states (to notice a change), its
     codes, and the cells moves may target: `down` (to turn over; [None] when there is
-    none left) and `kept` (to place a card on: every cell not cleared)."""
+    none left) and `kept` (to place a card on: every cell not cleared). `_codes` picks
+    the codes out of the values and _MARKERS."""
 
-    __slots__ = ("values", "state", "cells", "down", "kept")
+    __slots__ = ("values", "state", "cells", "down", "kept", "_codes")
 
 
 def _read(values: list[int], state: list[int], same: _Read | None = None) -> _Read:
@@ -41,33 +38,40 @@ def _read(values: list[int], state: list[int], same: _Read | None = None) -> _Re
     200 times a game.)"""
     found = _Read()
     found.values = values[:]
-    found.cells = tuple(map(_MASK.get, state, values))
     if same is not None:
         found.state, found.down, found.kept = same.state, same.down, same.kept
-        return found
-    found.state = state[:]
-    key = tuple(state)
-    targets = _TARGETS.get(key)
-    if targets is None:
-        if len(_TARGETS) > 16384:  # a few thousand seen in 200 games
-            _TARGETS.clear()
-        targets = _TARGETS[key] = _targets(state)
-    found.down, found.kept = targets
+        found._codes = codes = same._codes
+    else:
+        found.state = state[:]
+        key = tuple(state)
+        targets = _TARGETS.get(key)
+        if targets is None:
+            if len(_TARGETS) > 16384:  # a few thousand seen in 200 games
+                _TARGETS.clear()
+            targets = _TARGETS[key] = _targets(state)
+        found.down, found.kept, codes = targets
+        found._codes = codes
+    # Each face-up card's value, else HIDDEN or CLEARED: never a face-down card's value.
+    found.cells = codes(values + _MARKERS)
     return found
 
 
-def _targets(state: list[int]) -> tuple[list, list]:
-    """The face-down cells (or [None]) and the cells not cleared, picked in C."""
-    cells = range(len(state))
+def _targets(state: list[int]) -> tuple[list, list, itemgetter]:
+    """The face-down cells (or [None]), the cells not cleared, and the getter of the
+    codes of a grid in these states (from its values + _MARKERS)."""
+    n = len(state)
+    cells = range(n)
     down = list(compress(cells, map(not_, state))) or _NOTHING_TO_TURN
+    codes = itemgetter(*[i if s == UP else n if s == DOWN else n + 1 for i, s in enumerate(state)])
     if GONE not in state:  # nothing cleared yet: the one shared list of every cell
-        return down, _EVERY_CELL[len(state)]
-    return down, list(compress(cells, map(GONE.__ne__, state)))
+        return down, _EVERY_CELL[n], codes
+    return down, list(compress(cells, map(GONE.__ne__, state))), codes
 
 
-# A grid's states -> (face-down cells or [None], cells not cleared): shared lists, as the
-# legal actions' targets (Moves.of) give them for turning a card and placing one.
-_TARGETS: dict[tuple, tuple[list, list]] = {}
+# A grid's states -> (face-down cells or [None], cells not cleared, codes' getter):
+# shared lists, as the legal actions' targets (Moves.of) give them for turning a card
+# and placing one.
+_TARGETS: dict[tuple, tuple[list, list, itemgetter]] = {}
 _EVERY_CELL = {n: list(range(n)) for n in range(1, 17)}
 assert DOWN == 0  # not_(state) picks the face-down cells
 
