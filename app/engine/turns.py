@@ -246,7 +246,7 @@ class Turns:
             cols = grid.cols
             i = row * cols + col
             state[i] = UP
-            flip = Frozen(row=row, col=col, value=grid.values[i])
+            flip = _flip_event(row, col, grid.values[i])
             rnd.moves.append(
                 {"player": player_id, "type": "draw", "keep": False, "flip": [row, col]}
             )
@@ -360,6 +360,21 @@ def _may_clear(state: list[int], cols: int, at: int, clear_rows: bool) -> bool:
 
 
 _DRAW_EVENTS: dict[str, Frozen] = {}
+
+
+def _flip_event(row: int, col: int, value: int) -> Frozen:
+    """The card turned over with a discard, as its event shows it: read-only, so one
+    copy per cell and card serves every game (a few hundred of them)."""
+    key = (row, col, value)
+    event = _FLIP_EVENTS.get(key)
+    if event is None:
+        if len(_FLIP_EVENTS) >= 4096:
+            _FLIP_EVENTS.clear()
+        event = _FLIP_EVENTS[key] = Frozen(row=row, col=col, value=value)
+    return event
+
+
+_FLIP_EVENTS: dict[tuple[int, int, int], Frozen] = {}
 
 # Moves are immutable: each one a player can make on a grid shape is made once.
 _DRAW = Draw()
