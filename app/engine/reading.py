@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from itertools import chain
+from itertools import chain, compress
 
 from .actions import Action, DiscardDrawn, Draw, KeepDrawn, Reveal, TakeDiscard
 from .frozen import Frozen
@@ -268,8 +268,10 @@ def _spread_reveal(view: dict, rng: random.Random) -> Action:
 
 def _reveal_spread(cells, hidden: list[int], cols: int, rng: random.Random) -> Action:
     """Of the `hidden` cells, one in a column with no face-up card if there is one."""
-    used = {i % cols for i, v in enumerate(cells) if v != HIDDEN and v != CLEARED}
-    fresh = [i for i in hidden if i % cols not in used]
+    # The face-up cards (the markers are lower than any card), picked in C: at setup,
+    # none or a few.
+    used = {i % cols for i in compress(range(len(cells)), map(HIDDEN.__lt__, cells))}
+    fresh = [i for i in hidden if i % cols not in used] if used else hidden
     return _action("reveal", _choice(rng, fresh or hidden), cols)
 
 

@@ -17,7 +17,7 @@ from itertools import compress
 from operator import itemgetter, not_
 
 from .reading import CLEARED, HIDDEN, STALL_EVENTS, _flat, _lines, _opponents, choices, moves
-from .state import DOWN, GONE, PLAY, UP
+from .state import DOWN, GONE, PLAY
 
 _NOTHING_TO_TURN: list[int | None] = [None]
 _MARKERS = [HIDDEN, CLEARED]  # a grid's values + these: what its codes are picked from
@@ -58,14 +58,20 @@ def _read(values: list[int], state: list[int], same: _Read | None = None) -> _Re
 
 def _targets(state: list[int]) -> tuple[list, list, itemgetter]:
     """The face-down cells (or [None]), the cells not cleared, and the getter of the
-    codes of a grid in these states (from its values + _MARKERS)."""
+    codes of a grid in these states (from its values + _MARKERS), found in C but for a
+    loop over the face-down and cleared cells."""
     n = len(state)
     cells = range(n)
-    down = list(compress(cells, map(not_, state))) or _NOTHING_TO_TURN
-    codes = itemgetter(*[i if s == UP else n if s == DOWN else n + 1 for i, s in enumerate(state)])
-    if GONE not in state:  # nothing cleared yet: the one shared list of every cell
-        return down, _EVERY_CELL[n], codes
-    return down, list(compress(cells, map(GONE.__ne__, state))), codes
+    down = list(compress(cells, map(not_, state)))
+    picks = list(cells)  # where each code is picked: its value, or a marker after them
+    for i in down:
+        picks[i] = n  # HIDDEN
+    kept = _EVERY_CELL[n]  # nothing cleared yet: the one shared list of every cell
+    if GONE in state:
+        kept = list(compress(cells, map(GONE.__ne__, state)))
+        for i in compress(cells, map(GONE.__eq__, state)):
+            picks[i] = n + 1  # CLEARED
+    return down or _NOTHING_TO_TURN, kept, itemgetter(*picks)
 
 
 # A grid's states -> (face-down cells or [None], cells not cleared, codes' getter):
