@@ -46,10 +46,13 @@ def _best_place(cells, targets, x: int, lines, mean: float) -> tuple[int, float]
     bonus = _bonuses(cells, x, lines)
     if not bonus:
         return best_i, best_worth - x
+    best_gain = best_worth - x
     if bonus.get(best_i, 0) < 0:  # its clear costs: the best other cell may do better
         others = [i for i in targets if i not in bonus]
-        best_i, best_worth = _most_worth(cells, others, mean) if others else (-1, -1e9 + x)
-    best_gain = best_worth - x
+        best_i, best_gain = -1, -1e9  # (unless every target clears something)
+        if others:
+            best_i, best_worth = _most_worth(cells, others, mean)
+            best_gain = best_worth - x
     for i in sorted(bonus, key=targets.index) if len(bonus) > 1 else bonus:
         v = cells[i]
         gain = (mean if v == HIDDEN else v) - x + bonus[i]
