@@ -4,12 +4,14 @@ the deck's mean; avoids ending a round it would likely be penalised for."""
 from __future__ import annotations
 
 import random
+from operator import itemgetter
 
 from .actions import Action
 from .reading import (
     CLEARED,
     HIDDEN,
     MEAN_CARD,
+    _choice,
     _clear_bonus,
     _estimate,
     _reveal_spread,
@@ -37,35 +39,62 @@ def _best_place(cells, targets, x: int, lines, mean: float) -> tuple[int, float]
             return -1, -1e9
         i, worth = _most_worth(cells, targets, mean)
         return i, worth - x
-    # Only a cell on a line with another x can clear something: elsewhere the cell
-    # worth most wins, and only the cells near an x are worth valuing one by one.
-    near = set()
-    j = -1
-    for _ in range(cells.count(x)):
-        j = cells.index(x, j + 1)
-        for line in lines[j]:
-            near.update(line)
+    # A card x clears a line only where it completes one: the one cell of a line
+    # holding x that is neither x nor cleared (found per line in C). Only those cells
+    # gain more (or, for x < 0, less) than what their card is worth.
     best_i, best_worth = _most_worth(cells, targets, mean)
-    if best_i not in near:
-        best_gain = best_worth - x
-        for i in sorted(near):
-            if i in targets:
-                v = cells[i]
-                gain = (mean if v == HIDDEN else v) - x + _clear_bonus(cells, i, x, lines[i])
-                if gain > best_gain or (
-                    gain == best_gain and targets.index(i) < targets.index(best_i)
-                ):
-                    best_i, best_gain = i, gain
-        return best_i, best_gain
-    best_i, best_gain = -1, -1e9
-    for i in targets:
+    bonus = _bonuses(cells, x, lines)
+    if not bonus:
+        return best_i, best_worth - x
+    best_gain = best_worth - x
+    if bonus.get(best_i, 0) < 0:  # its clear costs: the best other cell may do better
+        others = [i for i in targets if i not in bonus]
+        best_i, best_gain = -1, -1e9  # (unless every target clears something)
+        if others:
+            best_i, best_worth = _most_worth(cells, others, mean)
+            best_gain = best_worth - x
+    for i in sorted(bonus, key=targets.index) if len(bonus) > 1 else bonus:
         v = cells[i]
-        gain = (mean if v == HIDDEN else v) - x
-        if i in near:
-            gain += _clear_bonus(cells, i, x, lines[i])
-        if gain > best_gain:
+        gain = (mean if v == HIDDEN else v) - x + bonus[i]
+        if gain > best_gain or (gain == best_gain and targets.index(i) < targets.index(best_i)):
             best_i, best_gain = i, gain
     return best_i, best_gain
+
+
+def _bonuses(cells, x: int, lines) -> dict[int, int]:
+    """The cells where a face-up `x` would clear lines, and the points those clears
+    remove (as _clear_bonus: a card on two clearing lines counts once)."""
+    found: dict[int, int] = {}
+    for get, line in _getters(lines):
+        got = get(cells)
+        xs = got.count(x)
+        if not xs:
+            continue
+        rest = len(got) - xs - got.count(CLEARED)
+        if rest == 1:  # x on the one other card completes the line
+            removed = (xs + 1) * x
+            hits = [i for i, v in zip(line, got, strict=True) if v != x and v != CLEARED]
+        elif rest == 0 and xs > 1:  # x on an x: the others are x (no grid in play)
+            removed = xs * x
+            hits = [i for i, v in zip(line, got, strict=True) if v == x]
+        else:
+            continue
+        for i in hits:
+            found[i] = found[i] + removed - x if i in found else removed
+    return found
+
+
+def _getters(lines) -> list[tuple[itemgetter, tuple[int, ...]]]:
+    """Each line of a grid shape once, with a getter of its cells' codes. `lines` is
+    one of _lines' per-cell tables (kept for good: read by identity)."""
+    found = _GETTERS.get(id(lines))
+    if found is None or found[0] is not lines:
+        distinct = dict.fromkeys(line for per_cell in lines for line in per_cell)
+        found = _GETTERS[id(lines)] = (lines, [(itemgetter(*ln), ln) for ln in distinct])
+    return found[1]
+
+
+_GETTERS: dict[int, tuple] = {}
 
 
 def _most_worth(cells, targets: list[int], mean: float) -> tuple[int, float]:
@@ -151,7 +180,7 @@ def _drawn_play(sight, mine, rng: random.Random) -> Action:
                 return choices.keep[j]
     if keep:
         return choices.keep[i]
-    return choices.flip[rng.choice(flips)]
+    return choices.flip[_choice(rng, flips)]
 
 
 def _best_up_place(cells: list[int], x: int, lines) -> tuple[int, float]:

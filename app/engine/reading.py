@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from itertools import chain
+from itertools import chain, compress
 
 from .actions import Action, DiscardDrawn, Draw, KeepDrawn, Reveal, TakeDiscard
 from .frozen import Frozen
@@ -268,9 +268,23 @@ def _spread_reveal(view: dict, rng: random.Random) -> Action:
 
 def _reveal_spread(cells, hidden: list[int], cols: int, rng: random.Random) -> Action:
     """Of the `hidden` cells, one in a column with no face-up card if there is one."""
-    used = {i % cols for i, v in enumerate(cells) if v != HIDDEN and v != CLEARED}
-    fresh = [i for i in hidden if i % cols not in used]
-    return _action("reveal", rng.choice(fresh or hidden), cols)
+    # The face-up cards (the markers are lower than any card), picked in C: at setup,
+    # none or a few.
+    used = {i % cols for i in compress(range(len(cells)), map(HIDDEN.__lt__, cells))}
+    fresh = [i for i in hidden if i % cols not in used] if used else hidden
+    return _action("reveal", _choice(rng, fresh or hidden), cols)
+
+
+def _choice(rng: random.Random, cards: list):
+    """rng.choice(cards) (cards not empty): the same draws, one call instead of two
+    (random.Random.choice draws getrandbits(k), k the bit length of the count, until
+    below the count). tests/engine/test_greedy.py compares them."""
+    n = len(cards)
+    k = n.bit_length()
+    r = rng.getrandbits(k)
+    while r >= n:
+        r = rng.getrandbits(k)
+    return cards[r]
 
 
 def _stalling(rnd: dict) -> bool:

@@ -13,43 +13,73 @@ keep their identity between turns (the bots cache by identity)."""
 
 from __future__ import annotations
 
+from itertools import compress
+from operator import itemgetter, not_
+
 from .reading import CLEARED, HIDDEN, STALL_EVENTS, _flat, _lines, _opponents, choices, moves
-from .state import DOWN, GONE, UP
-
-# A cell's code by its state, or else (face up) its card: the value only when face up.
-_MASK = {DOWN: HIDDEN, GONE: CLEARED}
-assert UP not in _MASK
-
+from .state import DOWN, GONE, PLAY
 
 _NOTHING_TO_TURN: list[int | None] = [None]
+_MARKERS = [HIDDEN, CLEARED]  # a grid's values + these: what its codes are picked from
 
 
 class _Read:
     """One grid as read: copies of its values and states (to notice a change), its
     codes, and the cells moves may target: `down` (to turn over; [None] when there is
-    none left) and `kept` (to place a card on: every cell not cleared)."""
+    none left) and `kept` (to place a card on: every cell not cleared). `_codes` picks
+    the codes out of the values and _MARKERS."""
 
-    __slots__ = ("values", "state", "cells", "down", "kept")
+    __slots__ = ("values", "state", "cells", "down", "kept", "_codes")
 
-    def __init__(self, values: list[int], state: list[int]):
-        self.values = values[:]
-        self.state = state[:]
-        self.cells = tuple(map(_MASK.get, state, values))
+
+def _read(values: list[int], state: list[int], same: _Read | None = None) -> _Read:
+    """A grid read now; `same`: its last read if its states did not change (a card was
+    replaced face up). (Filled in here: a class without __init__ is made in C, some
+    200 times a game.)"""
+    found = _Read()
+    found.values = values[:]
+    if same is not None:
+        found.state, found.down, found.kept = same.state, same.down, same.kept
+        found._codes = codes = same._codes
+    else:
+        found.state = state[:]
         key = tuple(state)
         targets = _TARGETS.get(key)
         if targets is None:
             if len(_TARGETS) > 16384:  # a few thousand seen in 200 games
                 _TARGETS.clear()
-            targets = _TARGETS[key] = (
-                [i for i, s in enumerate(state) if s == DOWN] or _NOTHING_TO_TURN,
-                [i for i, s in enumerate(state) if s != GONE],
-            )
-        self.down, self.kept = targets
+            targets = _TARGETS[key] = _targets(state)
+        found.down, found.kept, codes = targets
+        found._codes = codes
+    # Each face-up card's value, else HIDDEN or CLEARED: never a face-down card's value.
+    found.cells = codes(values + _MARKERS)
+    return found
 
 
-# A grid's states -> (face-down cells or [None], cells not cleared): shared lists, as the
-# legal actions' targets (Moves.of) give them for turning a card and placing one.
-_TARGETS: dict[tuple, tuple[list, list]] = {}
+def _targets(state: list[int]) -> tuple[list, list, itemgetter]:
+    """The face-down cells (or [None]), the cells not cleared, and the getter of the
+    codes of a grid in these states (from its values + _MARKERS), found in C but for a
+    loop over the face-down and cleared cells."""
+    n = len(state)
+    cells = range(n)
+    down = list(compress(cells, map(not_, state)))
+    picks = list(cells)  # where each code is picked: its value, or a marker after them
+    for i in down:
+        picks[i] = n  # HIDDEN
+    kept = _EVERY_CELL[n]  # nothing cleared yet: the one shared list of every cell
+    if GONE in state:
+        kept = list(compress(cells, map(GONE.__ne__, state)))
+        for i in compress(cells, map(GONE.__eq__, state)):
+            picks[i] = n + 1  # CLEARED
+    return down or _NOTHING_TO_TURN, kept, itemgetter(*picks)
+
+
+# A grid's states -> (face-down cells or [None], cells not cleared, codes' getter):
+# shared lists, as the legal actions' targets (Moves.of) give them for turning a card
+# and placing one.
+_TARGETS: dict[tuple, tuple[list, list, itemgetter]] = {}
+_EVERY_CELL = {n: list(range(n)) for n in range(1, 17)}
+assert DOWN == 0  # not_(state) picks the face-down cells
 
 
 class Sight:
@@ -67,16 +97,25 @@ class Sight:
         self._grids: dict[str, _Read] = {}
 
     def stage(self) -> str | None:
-        """My stage now (setup, take, drawn or None: no move), as Game.stage says it."""
-        return self._game.stage(self.me)
+        """My stage now (setup, take, drawn or None: no move), as Game.stage says it
+        (in play read here: a bot asks before each of its moves)."""
+        game = self._game
+        if game.phase == PLAY:
+            rnd = game.rounds[-1]
+            if rnd.turn != self.me or self.me in game.forfeited:
+                return None
+            return "take" if rnd.drawn is None else "drawn"
+        return game.stage(self.me)
 
     def grid(self, player: str) -> _Read:
         """`player`'s grid read: `cells` (flat codes: face-up values, else HIDDEN or
         CLEARED), `down` (face-down cells), `kept` (cells not cleared)."""
         grid = self._game.rounds[-1].grids[player]
         found = self._grids.get(player)
-        if found is None or found.state != grid.state or found.values != grid.values:
-            found = self._grids[player] = _Read(grid.values, grid.state)
+        if found is None or found.state != grid.state:
+            found = self._grids[player] = _read(grid.values, grid.state)
+        elif found.values != grid.values:
+            found = self._grids[player] = _read(grid.values, grid.state, found)
         return found
 
     def cells(self, player: str) -> tuple[int, ...]:

@@ -171,7 +171,14 @@ class Grid:
 
 def _complete(line: range, values: list[int], state: list[int]) -> list[int] | None:
     """The remaining cells of a line if it clears: at least 2, all face up, all equal.
-    Runs after every move, so it stops at the first face-down or different card."""
+    Runs after every move, so a line still whole is read in C (lines have 2 cells or
+    more); one partly cleared is read cell by cell, up to a face-down or different card."""
+    states = state[line.start : line.stop : line.step]
+    if DOWN in states:
+        return None
+    if GONE not in states:
+        cards = values[line.start : line.stop : line.step]
+        return list(line) if cards.count(cards[0]) == len(cards) else None
     first = None
     n = 0
     for i in line:

@@ -26,9 +26,10 @@ class Turns:
         """Where `player_id` is in a move now: "setup" (first flips left), "take" (their
         turn, nothing drawn), "drawn" (their turn, a card drawn), or None (no move)."""
         phase = self.phase
-        if phase == PLAY and self.rounds:  # asked before every move: the usual case first
+        if phase == PLAY:  # asked before every move: the usual case first
             rnd = self.rounds[-1]
-            if rnd.turn != player_id or player_id in self.forfeited or player_id not in rnd.grids:
+            # Whose turn it is: a seated player (so dealt a grid), never one who left.
+            if rnd.turn != player_id or player_id in self.forfeited:
                 return None
             return "take" if rnd.drawn is None else "drawn"
         if phase != SETUP or player_id in self.forfeited or not self.rounds:
@@ -59,45 +60,59 @@ class Turns:
         every move: a turn in play, the usual case, is checked here, the others apart.)"""
         if self.phase != PLAY:
             return self._check_outside_play(player_id, action)
+        rnd = self.rounds[-1]
+        if rnd.turn != player_id or player_id in self.forfeited:
+            return self._check_off_turn(player_id, action)
+        # The player whose turn it is: seated, so playing in this game.
+        kind = type(action)
+        if kind is Draw:
+            if rnd.drawn is not None:
+                raise IllegalMove("You have drawn a card: keep it or discard it")
+            return
+        if kind is KeepDrawn:
+            if rnd.drawn is None:
+                raise IllegalMove("Draw a card first")
+            row, col = action.row, action.col
+        elif kind is TakeDiscard:
+            if rnd.drawn is not None:
+                raise IllegalMove("You have drawn a card: keep it or discard it")
+            row, col = action.row, action.col
+        elif kind is DiscardDrawn:
+            if rnd.drawn is None:
+                raise IllegalMove("Draw a card first")
+            if action.flip is None:
+                if DOWN in rnd.grids[player_id].state:
+                    raise IllegalMove("Choose a face-down card to turn over")
+                return
+            row, col = action.flip
+        elif kind is Forfeit:
+            return
+        elif kind is Reveal:
+            raise IllegalMove("Play has started: draw a card or take the discard")
+        else:
+            raise IllegalMove("Draw a card first" if rnd.drawn is None else "Unknown move")
+        # A card to place, or one to turn over: a cell of the grid, not cleared.
+        grid = rnd.grids[player_id]
+        if not (0 <= row < grid.rows and 0 <= col < grid.cols):
+            raise IllegalMove("There is no card at that position")
+        state = grid.state[row * grid.cols + col]
+        if state == GONE:
+            raise IllegalMove("That card was cleared from the grid")
+        if state == UP and kind is DiscardDrawn:
+            raise IllegalMove("That card is already face up")
+
+    def _check_off_turn(self, player_id: str, action: Action) -> None:
+        """_check in play for anyone but the player whose turn it is."""
         if player_id not in self.totals:
             raise IllegalMove("You are not playing in this game")
         if player_id in self.forfeited:
             raise IllegalMove("You have left this game")
         kind = type(action)
-        rnd = self.rounds[-1]
-        if kind is Draw:
-            if rnd.turn != player_id:
-                raise IllegalMove(f"It is {self.name(rnd.turn)}'s turn")
-            if rnd.drawn is not None:
-                raise IllegalMove("You have drawn a card: keep it or discard it")
-            return
         if kind is Forfeit:
             return
         if kind is Reveal:
             raise IllegalMove("Play has started: draw a card or take the discard")
-        if rnd.turn != player_id:
-            raise IllegalMove(f"It is {self.name(rnd.turn)}'s turn")
-        grid = rnd.grids[player_id]
-        if kind is TakeDiscard:
-            if rnd.drawn is not None:
-                raise IllegalMove("You have drawn a card: keep it or discard it")
-        elif rnd.drawn is None:
-            raise IllegalMove("Draw a card first")
-        elif kind is DiscardDrawn:
-            if action.flip is None:
-                if DOWN in grid.state:
-                    raise IllegalMove("Choose a face-down card to turn over")
-            else:
-                self._check_face_down(grid, *action.flip)
-            return
-        elif kind is not KeepDrawn:
-            raise IllegalMove("Unknown move")
-        # Take the discard or keep the drawn card: onto any card not cleared.
-        row, col = action.row, action.col
-        if not (0 <= row < grid.rows and 0 <= col < grid.cols):
-            raise IllegalMove("There is no card at that position")
-        if grid.state[row * grid.cols + col] == GONE:
-            raise IllegalMove("That card was cleared from the grid")
+        raise IllegalMove(f"It is {self.name(self.rounds[-1].turn)}'s turn")
 
     def _check_outside_play(self, player_id: str, action: Action) -> None:
         """_check at setup, between rounds and once the game is over."""
@@ -146,14 +161,14 @@ class Turns:
         self._maybe_finish_setup()
 
     def _take_discard(self, player_id: str, action: TakeDiscard) -> None:
-        card = self.rounds[-1].discard.pop()
-        move = {"player": player_id, "type": "take_discard", "row": action.row, "col": action.col}
-        self._replace(player_id, action.row, action.col, card, move, "take_discard")
-
-    def _replace(self, player_id: str, row: int, col: int, card: int, move: dict, kind: str):
-        """The turns that put a card into the grid: the replaced card goes face up on
-        the discard pile, lines clear, the turn ends."""
         rnd = self.rounds[-1]
+        card = rnd.discard.pop()
+        move = {"player": player_id, "type": "take_discard", "row": action.row, "col": action.col}
+        self._replace(rnd, player_id, action.row, action.col, card, move, "take_discard")
+
+    def _replace(self, rnd, player_id: str, row: int, col: int, card: int, move: dict, kind: str):
+        """The turns that put a card into the grid (of round `rnd`, the one in play):
+        the replaced card goes face up on the discard pile, lines clear, the turn ends."""
         # The card goes face up at (row, col); the one it replaces, face up on the discard.
         grid = rnd.grids[player_id]
         cols = grid.cols
@@ -170,14 +185,20 @@ class Turns:
         )
         if _may_clear(state, cols, i, self.rules.clear_rows):
             self._clear(player_id, i)
-        self._end_turn(player_id)
+        self._end_turn(rnd, state, player_id)
 
     def _draw(self, player_id: str, action: Draw) -> None:
         rnd = self.rounds[-1]
         if not rnd.draw_pile:
             self.reshuffle()
         rnd.drawn = rnd.draw_pile.pop()
-        rnd.log.append(Frozen(type="draw", player=player_id))
+        # The event shows no card: one read-only copy per player serves every draw.
+        event = _DRAW_EVENTS.get(player_id)
+        if event is None:
+            if len(_DRAW_EVENTS) >= 4096:
+                _DRAW_EVENTS.clear()
+            event = _DRAW_EVENTS[player_id] = Frozen(type="draw", player=player_id)
+        rnd.log.append(event)
 
     def reshuffle(self, order: list[int] | None = None) -> None:
         """The discard pile except its top card becomes the draw pile.
@@ -207,31 +228,32 @@ class Turns:
             "row": action.row,
             "col": action.col,
         }
-        self._replace(player_id, action.row, action.col, card, move, "keep_drawn")
+        self._replace(rnd, player_id, action.row, action.col, card, move, "keep_drawn")
 
     def _discard_drawn(self, player_id: str, action: DiscardDrawn) -> None:
         rnd = self.rounds[-1]
         card, rnd.drawn = rnd.drawn, None
         rnd.discard.append(card)
         at = action.flip
+        grid = rnd.grids[player_id]
+        state = grid.state
         if at is None:
             rnd.moves.append({"player": player_id, "type": "draw", "keep": False, "flip": None})
             rnd.log.append(Frozen(type="discard_drawn", player=player_id, value=card, flip=None))
             self._clear(player_id)
         else:
-            grid = rnd.grids[player_id]
             row, col = at
             cols = grid.cols
             i = row * cols + col
-            grid.state[i] = UP
-            flip = Frozen(row=row, col=col, value=grid.values[i])
+            state[i] = UP
+            flip = _flip_event(row, col, grid.values[i])
             rnd.moves.append(
                 {"player": player_id, "type": "draw", "keep": False, "flip": [row, col]}
             )
             rnd.log.append(Frozen(type="discard_drawn", player=player_id, value=card, flip=flip))
-            if _may_clear(grid.state, cols, i, self.rules.clear_rows):
+            if _may_clear(state, cols, i, self.rules.clear_rows):
                 self._clear(player_id, i)
-        self._end_turn(player_id)
+        self._end_turn(rnd, state, player_id)
 
     def _forfeit(self, player_id: str, action: Forfeit) -> None:
         rnd = self.rounds[-1]
@@ -303,10 +325,10 @@ class Turns:
                 return candidate
         raise AssertionError("no active player left")
 
-    def _end_turn(self, player_id: str) -> None:
-        rnd = self.rounds[-1]
+    def _end_turn(self, rnd, state: list[int], player_id: str) -> None:
+        """The turn of `player_id` (their grid's `state` as it is now) ends in `rnd`."""
         if rnd.ender is None:
-            if DOWN in rnd.grids[player_id].state:
+            if DOWN in state:
                 seating = rnd.seating
                 if self.forfeited:
                     rnd.turn = self._next_after(player_id)
@@ -336,6 +358,23 @@ def _may_clear(state: list[int], cols: int, at: int, clear_rows: bool) -> bool:
         return True
     return clear_rows and DOWN not in state[at - col : at - col + cols]
 
+
+_DRAW_EVENTS: dict[str, Frozen] = {}
+
+
+def _flip_event(row: int, col: int, value: int) -> Frozen:
+    """The card turned over with a discard, as its event shows it: read-only, so one
+    copy per cell and card serves every game (a few hundred of them)."""
+    key = (row, col, value)
+    event = _FLIP_EVENTS.get(key)
+    if event is None:
+        if len(_FLIP_EVENTS) >= 4096:
+            _FLIP_EVENTS.clear()
+        event = _FLIP_EVENTS[key] = Frozen(row=row, col=col, value=value)
+    return event
+
+
+_FLIP_EVENTS: dict[tuple[int, int, int], Frozen] = {}
 
 # Moves are immutable: each one a player can make on a grid shape is made once.
 _DRAW = Draw()

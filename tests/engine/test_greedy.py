@@ -8,7 +8,7 @@ import random
 
 from app.engine import GAME_OVER, ROUND_OVER, Game, Player, RuleSet, view
 from app.engine.greedy import _best_place, greedy_bot
-from app.engine.reading import CLEARED, HIDDEN, MEAN_CARD, _clear_bonus, _lines
+from app.engine.reading import CLEARED, HIDDEN, MEAN_CARD, _choice, _clear_bonus, _lines
 
 
 def plain_best_place(cells, targets, x, lines, mean):
@@ -60,3 +60,12 @@ def test_greedy_moves_the_same_on_a_view_and_on_its_json_copy():
         game.apply(pid, action)
         moves += 1
     assert moves == 400 or game.phase == GAME_OVER
+
+
+def test_the_bots_choice_draws_as_random_choice():
+    for seed in range(50):
+        mine, theirs = random.Random(seed), random.Random(seed)
+        for n in [1, 2, 3, 4, 5, 7, 8, 9, 12, 16, 1, 6]:
+            cards = list(range(100, 100 + n))
+            assert _choice(mine, cards) == theirs.choice(cards)
+        assert mine.random() == theirs.random()  # left at the same place
