@@ -109,7 +109,7 @@ def one_send(response_class) -> None:
 URLENCODED = "application/x-www-form-urlencoded"
 
 
-class FormRequest(Request):
+class QuickForm(Request):
     """Flask's request; a form sent as htmx and browsers send every move (urlencoded, no
     parameters) is read as Werkzeug reads it (`_parse_urlencoded`: the whole body, limited
     to MAX_CONTENT_LENGTH, through `parse_qsl`), without building its general form
@@ -135,13 +135,18 @@ class FormRequest(Request):
         return None
 
 
+def quick_form(request_class: type[Request]) -> type[Request]:
+    """`request_class` (htmx-flask's, which its init_app installs) reading forms the
+    short way (`QuickForm`)."""
+    if issubclass(request_class, QuickForm):
+        return request_class
+    return type(f"Quick{request_class.__name__}", (QuickForm, request_class), {})
+
+
 class Skymo(Flask):
     """Flask, asking once per function whether it is a coroutine function: Flask asks for
     every view and every before/after/teardown function of every request (a dozen
-    `inspect` calls each time). The answer never changes for a function. Its requests
-    read a move's form the short way (`FormRequest`)."""
-
-    request_class = FormRequest
+    `inspect` calls each time). The answer never changes for a function."""
 
     def ensure_sync(self, func):
         cache = self.__dict__.setdefault("_sync_functions", {})

@@ -92,18 +92,18 @@ def test_installing_twice_wraps_once():
     ],
 )
 def test_a_urlencoded_form_reads_as_werkzeug_reads_it(body):
-    """FormRequest reads a move's form the short way: the same form as Werkzeug's."""
+    """QuickForm reads a move's form the short way: the same form as Werkzeug's."""
     from flask import Flask, Request
     from werkzeug.test import EnvironBuilder
 
-    from app.serving import FormRequest
+    from app.serving import QuickForm
 
     app = Flask(__name__)
     environ = EnvironBuilder(
         method="POST", data=body, content_type="application/x-www-form-urlencoded"
     ).get_environ()
     with app.app_context():
-        ours = FormRequest(dict(environ, **{"wsgi.input": BytesIO(body)}))
+        ours = QuickForm(dict(environ, **{"wsgi.input": BytesIO(body)}))
         theirs = Request(dict(environ, **{"wsgi.input": BytesIO(body)}))
         assert list(ours.form.items(multi=True)) == list(theirs.form.items(multi=True))
         assert not ours.files
@@ -117,3 +117,23 @@ def test_a_form_over_the_size_limit_is_refused(client):
         headers={"Content-Type": "application/x-www-form-urlencoded"},
     )
     assert response.status_code == 413
+
+
+def test_the_app_reads_forms_the_short_way_with_htmx_flask_s_request(app):
+    """htmx-flask installs its own request class: the app's still reads forms the short
+    way, and still has `request.htmx`."""
+    from flask import request
+
+    from app.serving import QuickForm
+
+    assert issubclass(app.request_class, QuickForm)
+    body = b"type=draw&version=3"
+    with app.test_request_context(
+        "/",
+        method="POST",
+        data=body,
+        content_type="application/x-www-form-urlencoded",
+        headers={"HX-Request": "true"},
+    ):
+        assert request.form.to_dict() == {"type": "draw", "version": "3"}
+        assert request.htmx
