@@ -9,7 +9,7 @@ from pathlib import Path
 from htmx_flask import Htmx
 
 from . import deploy, i18n, models, tables
-from .serving import Skymo
+from .serving import Skymo, quick_form
 from .web import sock
 
 htmx = Htmx()  # request.htmx: the HX-* request headers, read by the library
@@ -91,6 +91,8 @@ def create_app(config: dict | None = None) -> Skymo:
     security.init_app(app)
     assets.init_app(app)
     htmx.init_app(app)
+    # htmx-flask's request class (its init_app installs it), reading forms the short way.
+    app.request_class = quick_form(app.request_class)
     auth.init_app(app)
     app.register_blueprint(lobby.bp)
     app.register_blueprint(table.bp)

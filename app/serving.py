@@ -14,8 +14,9 @@ import logging
 import os
 import time
 from inspect import iscoroutinefunction
+from urllib.parse import parse_qsl
 
-from flask import Flask
+from flask import Flask, Request
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +104,43 @@ def one_send(response_class) -> None:
 
     write_with_headers.one_send = True
     response_class.write = write_with_headers
+
+
+URLENCODED = "application/x-www-form-urlencoded"
+
+
+class QuickForm(Request):
+    """Flask's request; a form sent as htmx and browsers send every move (urlencoded, no
+    parameters) is read as Werkzeug reads it (`_parse_urlencoded`: the whole body, limited
+    to MAX_CONTENT_LENGTH, through `parse_qsl`), without building its general form
+    parser and parsing the content type again for it: a third of what reading a move's
+    form cost (~20 instead of ~31 us). Anything else: Werkzeug's own path."""
+
+    def _load_form_data(self) -> None:
+        if (
+            "form" in self.__dict__
+            or self.environ.get("CONTENT_TYPE") != URLENCODED
+            or getattr(self, "_cached_data", None) is not None
+        ):
+            return super()._load_form_data()
+        stream = self.stream  # Werkzeug's limited stream: too long a body is a 413
+        try:
+            items = parse_qsl(
+                stream.read().decode(), keep_blank_values=True, errors="werkzeug.url_quote"
+            )
+        except ValueError:  # not UTF-8: an empty form, as Werkzeug's (silent) parser gives
+            items = []
+        d, cls = self.__dict__, self.parameter_storage_class
+        d["stream"], d["form"], d["files"] = stream, cls(items), cls()
+        return None
+
+
+def quick_form(request_class: type[Request]) -> type[Request]:
+    """`request_class` (htmx-flask's, which its init_app installs) reading forms the
+    short way (`QuickForm`)."""
+    if issubclass(request_class, QuickForm):
+        return request_class
+    return type(f"Quick{request_class.__name__}", (QuickForm, request_class), {})
 
 
 class Skymo(Flask):

@@ -24,6 +24,14 @@ from .sessions import vary_on
 ANSWER_BR = {"quality": 1, "lgwin": 18}  # a 256 KB window: an answer is far smaller
 ANSWER_GZIP_LEVEL = 1
 
+try:
+    # ISA-L's gzip (`isal`, which also deflates the pushes): an 8 KB answer in 1,783
+    # bytes for 152 K instructions, where Brotli's quality 1 took 1,813 bytes and 248 K
+    # (callgrind). With it, gzip goes first for answers when the browser takes both.
+    from isal import igzip
+except ImportError:
+    igzip = None
+
 
 class Compress(flask_compress.Compress):
     """Flask-Compress; htmx answers are compressed here first, at the answer levels
@@ -64,7 +72,7 @@ def _compress_answer(response) -> bool:
     ):
         return False
     accepted = request.headers.get("Accept-Encoding", "")
-    chosen = _chosen_encoding(accepted, config["COMPRESS_ALGORITHM"])
+    chosen = _chosen_encoding(accepted, _answer_encodings(config["COMPRESS_ALGORITHM"]))
     if chosen not in ("br", "gzip"):
         return False
     data = response.get_data()
@@ -72,11 +80,20 @@ def _compress_answer(response) -> bool:
         return False
     if chosen == "br":
         data = brotli.compress(data, **ANSWER_BR)
+    elif igzip is not None:
+        data = igzip.compress(data, ANSWER_GZIP_LEVEL)
     else:
         data = gzip.compress(data, ANSWER_GZIP_LEVEL)
     response.set_data(data)
     response.headers["Content-Encoding"] = chosen
     return True
+
+
+def _answer_encodings(offered: list[str]) -> list[str]:
+    """The configured encodings, gzip first when ISA-L makes it the cheaper."""
+    if igzip is None or "gzip" not in offered:
+        return offered
+    return ["gzip", *(e for e in offered if e != "gzip")]
 
 
 compress = Compress()

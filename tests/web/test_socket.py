@@ -215,6 +215,27 @@ def test_pushes_are_deflated_afresh_and_read_back_whole():
         assert got.data == html
 
 
+def test_a_push_is_framed_as_wsproto_frames_it():
+    """`framed` builds a whole push's frame itself: the same bytes as wsproto's, with
+    permessage-deflate or without, at each length encoding, and wsproto's own path once
+    a message is half sent."""
+    from app.web.ws import framed
+
+    plain_browser = WSConnection(ConnectionType.CLIENT)
+    plain = WSConnection(ConnectionType.SERVER)
+    plain.receive_data(plain_browser.send(Request(host="localhost", target="/ws")))
+    assert isinstance(next(plain.events()), Request)
+    plain_browser.receive_data(plain.send(AcceptConnection()))
+    deflating = _socket_pair()[1]
+    for server in (plain, deflating):
+        for html in ("<p>hi</p>", "<li>card</li>" * 40, "<li>card</li>" * 6000):
+            assert framed(server, html) == server.send(TextMessage(data=html))
+    assert framed(plain, "é" * 70_000) == plain.send(TextMessage(data="é" * 70_000))
+    plain.send(TextMessage(data="half", message_finished=False))
+    # wsproto's: a continuation of the message begun.
+    assert framed(plain, "rest")[0] == 0x80
+
+
 def _socket_pair():
     """A browser and a server side of one socket, with permessage-deflate agreed."""
     browser = WSConnection(ConnectionType.CLIENT)
