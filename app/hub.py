@@ -77,10 +77,12 @@ class Connection:
     # since a woken sender waits its turn behind every runnable request.
     write_now: Callable[[str], bytes | None] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # Held while anything is written to the socket: two frames must never interleave.
+    writing: threading.Lock = field(default_factory=threading.Lock)
     sent_version: int = -1  # the newest table version handed to this socket
     dead: bool = False
     _queue: queue.Queue | None = None
-    _sending: bool = False  # the sender is writing (a direct write would cut in)
+    _partial: bool = False  # a direct write left part of a frame: its rest is queued
 
     def start(self) -> None:
         if self.queued and self._queue is None:
@@ -102,14 +104,21 @@ class Connection:
                     self.dead = True
                 return not self.dead
             item = html
-            if self.write_now is not None and not self._sending and self._queue.empty():
+            if (
+                self.write_now is not None
+                and self._queue.empty()
+                and self.writing.acquire(blocking=False)  # else the sender is writing
+            ):
                 try:
                     item = self.write_now(html)
                 except Exception:
                     self.dead = True
                     return False
+                finally:
+                    self.writing.release()
                 if item is None:
                     return True
+                self._partial = True
             try:
                 self._queue.put_nowait(item)
             except queue.Full:
@@ -142,16 +151,33 @@ class Connection:
                 if woken is not None:
                     woken()
                 continue
-            self._sending = True
             try:
-                self.send(html)  # html, or the bytes a direct write left
+                with self.writing:
+                    self.send(html)  # html, or bytes: a frame's rest, a ping or pong
+                    if isinstance(html, bytes):
+                        self._partial = False
             except Exception:
                 self.dead = True
                 log.info("dropping a dead socket at table %s", self.code)
                 self.shut()
                 return
+
+    def write_frame(self, data: bytes, sendall: Callable[[bytes], object]) -> None:
+        """Write a frame the socket's reader made (a ping, a pong, the close): at once
+        when nothing else is being written, else queued behind it (never inside a push's
+        frame, which would corrupt the stream; never waiting on a stalled send)."""
+        if not self._partial and self.writing.acquire(blocking=False):
+            try:
+                sendall(data)
             finally:
-                self._sending = False
+                self.writing.release()
+            return
+        if self._queue is None:
+            return  # unqueued: nothing is ever left half written
+        try:
+            self._queue.put_nowait(data)
+        except queue.Full:
+            self.dead = True
 
     def shut(self) -> None:
         """Close the socket (its handler then leaves the hub)."""

@@ -151,6 +151,23 @@ def framed(connection, html: str) -> bytes:
     return struct.pack("!BBQ", head, 127, size) + payload
 
 
+class Frames:
+    """The socket as simple-websocket's reader writes to it (its pings, pongs and close
+    frame): through the connection, so that no frame of theirs starts inside a push's
+    frame that is still being written. Everything else goes to the socket itself."""
+
+    def __init__(self, sock, conn: Connection):
+        self.wrapped = sock
+        self.conn = conn
+
+    def send(self, data: bytes) -> int:
+        self.conn.write_frame(data, self.wrapped.sendall)
+        return len(data)
+
+    def __getattr__(self, name: str):
+        return getattr(self.wrapped, name)
+
+
 class Wakeup:
     """Stands in for simple-websocket's event, which its reader sets when a message
     arrives or the socket closes: here that wakes the socket's sender instead (the
@@ -175,13 +192,12 @@ def writer(ws):
     waiting, and returns the rest (None: all written). Direct writes need gevent's
     non-blocking socket; elsewhere (the threaded dev server) pushes go through the queue."""
 
-    def send(item) -> None:
-        if isinstance(item, bytes):
-            ws.sock.sendall(item)
-        else:
-            ws.send(item)
+    sock = ws.sock
 
-    raw = getattr(ws.sock, "_sock", None) if gevent_active() else None
+    def send(item) -> None:
+        sock.sendall(item if isinstance(item, bytes) else framed(ws.ws, item))
+
+    raw = getattr(sock, "_sock", None) if gevent_active() else None
     if raw is None:
         return send, None
 
@@ -275,4 +291,5 @@ def init_app(app) -> None:
             close=ws.close,
         )
         conn.send, conn.write_now = writer(ws)
+        ws.sock = Frames(ws.sock, conn)
         serve(ws, conn, "table", unchanged=lambda: page_is_current(code))

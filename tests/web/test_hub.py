@@ -107,3 +107,37 @@ def test_a_push_is_written_at_once_when_the_socket_takes_it():
     conn._queue.put(None)  # the end, after what is queued
     conn.pump()
     assert sent == [b"rest", "<p>next</p>"]
+
+
+def test_a_ping_waits_behind_the_rest_of_a_partly_written_push():
+    """The socket's reader writes its pings and pongs through the connection: while a
+    push's frame is partly written, they wait behind its rest (a frame inside another
+    would corrupt the stream); otherwise they go out at once."""
+    sent, pinged = [], []
+    conn = Connection("PING", None, "", sent.append, queued=True, write_now=lambda html: b"rest")
+    conn.start()
+    conn.write_frame(b"ping-1", pinged.append)  # nothing half written: at once
+    assert pinged == [b"ping-1"] and conn._queue.empty()
+    assert conn.offer("<p>part</p>", 1)  # the socket took part of the frame
+    conn.write_frame(b"pong", pinged.append)
+    assert pinged == [b"ping-1"]  # not written inside the push's frame
+    conn._queue.put(None)
+    conn.pump()
+    assert sent == [b"rest", b"pong"]
+    conn.write_frame(b"ping-2", pinged.append)  # the frame is whole again
+    assert pinged == [b"ping-1", b"ping-2"]
+
+
+def test_a_ping_never_waits_on_the_sender_and_a_push_never_cuts_into_it():
+    """While the sender is writing (a send that may block on a slow reader), a ping is
+    queued rather than waited for, and a push offered meanwhile is queued too."""
+    sent, pinged, direct = [], [], []
+    conn = Connection("BUSY", None, "", sent.append, queued=True, write_now=direct.append)
+    conn.start()
+    with conn.writing:  # the sender is in the middle of a send
+        conn.write_frame(b"ping", pinged.append)
+        assert conn.offer("<p>new</p>", 1)
+    assert pinged == [] and direct == []
+    conn._queue.put(None)
+    conn.pump()
+    assert sent == [b"ping", "<p>new</p>"]
