@@ -93,6 +93,8 @@ class Shared:
         )
         rematch = self.votes.get("rematch", [])
         self.rematch_names = tuple(s["name"] for s in self.seats if s["id"] in rematch)
+        # As the server decides: the bots and the players who chose it, 2 at least.
+        self.rematch_ready = sum(s["bot"] is not None or s["id"] in rematch for s in self.seats) > 1
         self.banners: dict[tuple, dict] = {}  # see `board`
         if self.game is None:
             return
@@ -228,6 +230,7 @@ def board(shared: Shared, me: Seat | None, mode: str | None = None) -> dict:
         "next_votes": len(votes.get("next", [])),
         "opted_rematch": my_seat_id in votes.get("rematch", []),
         "rematch_names": shared.rematch_names,
+        "rematch_ready": shared.rematch_ready,
         "show_totals": v["rules"]["show_running_score"] or phase == "game_over",
         "forfeited": my_id in game.forfeited if my_id else False,
     }

@@ -347,12 +347,17 @@ def test_rematch_needs_two_players_and_an_opt_in(browser):
     assert response.status_code == 400
     assert "At least 2 players must choose to play again." in error_text(response)
     assert snapshot(ann.code) == opted
+    # Her page offers no start that must fail: it says what the rematch waits for.
+    alone = ann.page()
+    assert "Start the rematch" not in alone
+    assert "The rematch can start once another player chooses Play again." in alone
     # A press of "Play again" counts whatever version its page had (votes are
     # idempotent: pressing at the same moment as someone else must not fail).
     bob_id = Seat.get((Seat.table == ann.code) & (Seat.name == "Bob")).id
     response = bob.post(f"/t/{ann.code}/rematch", {"version": str(opted[1] - 1)})
     assert response.status_code == 303
     assert bob_id in table_row(ann.code).votes["rematch"]
+    assert "Start the rematch" in ann.page()  # now it can start
     again = snapshot(ann.code)
     assert bob.post(f"/t/{ann.code}/rematch", {"version": "0"}).status_code == 303
     assert snapshot(ann.code) == again  # a second press changes nothing
