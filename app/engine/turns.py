@@ -101,12 +101,15 @@ class Turns:
         if state == UP and kind is DiscardDrawn:
             raise IllegalMove("That card is already face up")
 
-    def _check_off_turn(self, player_id: str, action: Action) -> None:
-        """_check in play for anyone but the player whose turn it is."""
+    def _check_playing(self, player_id: str) -> None:
         if player_id not in self.totals:
             raise IllegalMove("You are not playing in this game")
         if player_id in self.forfeited:
             raise IllegalMove("You have left this game")
+
+    def _check_off_turn(self, player_id: str, action: Action) -> None:
+        """_check in play for anyone but the player whose turn it is."""
+        self._check_playing(player_id)
         kind = type(action)
         if kind is Forfeit:
             return
@@ -119,10 +122,7 @@ class Turns:
         phase = self.phase
         if phase == GAME_OVER:
             raise IllegalMove("The game is over")
-        if player_id not in self.totals:
-            raise IllegalMove("You are not playing in this game")
-        if player_id in self.forfeited:
-            raise IllegalMove("You have left this game")
+        self._check_playing(player_id)
         kind = type(action)
         if kind is Forfeit:
             return

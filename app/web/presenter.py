@@ -71,9 +71,8 @@ class Shared:
     """What every viewer of one committed snapshot sees alike, in the current language:
     built once per push (and once per page). Kept until the table's next version
     (app.web.render.shared_part), so young at most collections of the garbage
-    collector's middle generation, which walks it: strings, numbers, and tuples and
-    dicts of those (nothing to walk), in few containers. `previous`, the table's shared
-    part of an earlier version in this language, lends what did not change."""
+    collector's middle generation, which walks it: strings, numbers, tuples and dicts of
+    those (nothing to walk). `previous` (an earlier version's) lends what did not change."""
 
     def __init__(self, snap: Snapshot, present: set[int], previous: Shared | None = None):
         table = snap.table
