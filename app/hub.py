@@ -68,6 +68,7 @@ class Connection:
     base_url: str = "http://localhost/"  # for absolute links (the invite URL)
     name: str = ""  # a signed-in visitor's username, prefilled in the join form
     locale: str = "en"  # the language of the page that opened the socket: pushes use it
+    page: str = ""  # the id of the page that opened the socket (`?p=`), if it sent one
     # True: pushes wait in a queue that `pump` sends from (sockets); False: send() is
     # called by whoever publishes (tests that capture pushes).
     queued: bool = False
@@ -124,6 +125,12 @@ class Connection:
             except queue.Full:
                 self.dead = True
         return not self.dead
+
+    def answered(self, version: int) -> None:
+        """The page got `version` as the answer to its own request: not pushed to it, and
+        nothing older is sent after it."""
+        with self.lock:
+            self.sent_version = max(self.sent_version, version)
 
     def stop(self) -> None:
         with self.lock:

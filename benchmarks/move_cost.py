@@ -3,7 +3,8 @@
 One process, no network: a 4-player table (4 people, each with their own cookie session)
 with 4 open sockets registered in the hub (queued, as the socket route registers them,
 each sent from by its own thread as the socket's handler does; the send just counts
-bytes), playing --moves moves through the real move form as htmx sends it from a browser
+bytes; each with its page's id, which the person's htmx requests send too), playing
+--moves moves through the real move form as htmx sends it from a browser
 (the answer is the #table partial, compressed as the browser accepts). The game's end
 score is high (1000) so one game lasts long enough to compare its early and late moves;
 votes for the next round are sent too but not counted as moves. A few moves (--warmup)
@@ -233,9 +234,13 @@ def run(args, config: dict) -> None:
     csrf = {}
     browser = {"HX-Request": "true", "Accept-Encoding": "gzip, deflate, br"}
 
+    # Each person's table page has an id its socket and its htmx requests carry (as
+    # htmx sends it): the push of their own move skips their own socket.
+    pages = [f"page-{i}" for i in range(4)]
+
     def post(i, url, data):
         data = {"csrf_token": csrf[i], **data}
-        return clients[i].post(url, data=data, headers=browser)
+        return clients[i].post(url, data=data, headers={**browser, "X-Skymo-Page": pages[i]})
 
     for i, c in enumerate(clients):
         page = c.get("/").data.decode()
@@ -253,7 +258,10 @@ def run(args, config: dict) -> None:
         post(0, f"/t/{code}/rules", {"end_score": "1000"})
         seats = {s.name: s for s in Seat.select().where(Seat.table == code)}
         who = {seats[f"P{i}"].player_id: i for i in range(4)}
-        conns = [Connection(code, seats[f"P{i}"].id, csrf[i], send, queued=True) for i in range(4)]
+        conns = [
+            Connection(code, seats[f"P{i}"].id, csrf[i], send, queued=True, page=pages[i])
+            for i in range(4)
+        ]
         with app.app_context():
             for conn in conns:
                 hub.add(conn)

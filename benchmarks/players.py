@@ -16,6 +16,7 @@ import aiohttp
 
 VERSION = re.compile(r'<section id="table"[^>]*data-version="(\d+)"')
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
+PAGE = re.compile(r'"X-Skymo-Page": "([^"]+)"')  # a table page's id (htmx sends it)
 STALE = "The table changed before your action arrived"
 FORM = re.compile(r"<form\b[^>]*>.*?</form>", re.S)
 ACTION = re.compile(r'action="([^"]+)"')
@@ -84,6 +85,7 @@ class Person:
             cookie_jar=aiohttp.CookieJar(unsafe=True),
         )
         self.csrf = ""
+        self.page = ""  # the id of the table page this person's socket belongs to
         self.html = ""
         self.version = -1
         self.seen = -1  # the newest version pushed to this person's socket
@@ -111,12 +113,17 @@ class Person:
         found = CSRF.search(text)
         if found:
             self.csrf = found.group(1)
+        found = PAGE.search(text) if not self.page and not htmx else None
+        if found:  # the page the socket opens for (later GETs only read the version)
+            self.page = found.group(1)
         return text
 
     async def post(self, path: str, data: dict, *, htmx=True) -> tuple[int, str, dict]:
         headers = {"X-CSRF-Token": self.csrf}
         if htmx:
             headers["HX-Request"] = "true"
+            if self.page:  # as htmx sends it (hx-headers on the page's #live)
+                headers["X-Skymo-Page"] = self.page
         async with self.session.post(
             self.base + path,
             data={"csrf_token": self.csrf, **data},
@@ -127,7 +134,7 @@ class Person:
 
     async def listen(self) -> None:
         stats = self.run.stats
-        url = self.base.replace("http", "ws", 1) + f"/t/{self.table.code}/ws"
+        url = self.base.replace("http", "ws", 1) + f"/t/{self.table.code}/ws?p={self.page}"
         try:
             async with self.session.ws_connect(
                 url, heartbeat=None, max_msg_size=0, compress=15 if self.run.args.deflate else 0

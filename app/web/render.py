@@ -23,6 +23,7 @@ from ..tables import Snapshot
 from .board_html import hidden, path_for, table_html, table_section
 from .extras import away_countdown
 from .presenter import Shared, a, board, card_html, card_tone, opponent_html
+from .security import csrf_token
 
 __all__ = ["a", "card_html", "card_tone", "render_push", "table_context"]
 
@@ -210,6 +211,8 @@ def render_push(
         invite, urls = push_urls(app, table.code, conns[0].base_url)
         # Inside the mover's request: kept for their answer (pushed_answer).
         pushed = request.environ.setdefault("skymo.pushed", {}) if has_request_context() else None
+        # The page whose own htmx request made this change gets the table as its answer.
+        answered = answered_page() if what == "table" and not lobby else None
         out = []
         by_locale: dict[str, list[Connection]] = {}
         for conn in conns:
@@ -229,10 +232,25 @@ def render_push(
                     ctx["csrf"] = conn.csrf
                     ctx["join_name"] = conn.name
                     html = template.render(ctx) if lobby else table_html(ctx)
-                    out.append((conn, html))
                     if pushed is not None and not lobby:
                         pushed[(table.version, conn.seat_id, conn.csrf, locale)] = html
+                    if answered is not None and (conn.page, conn.csrf) == answered:
+                        conn.answered(table.version)  # its answer is this HTML: no push
+                        continue
+                    out.append((conn, html))
         return table.version, out
+
+
+PAGE_HEADER = "X-Skymo-Page"  # a table page's id, sent with its htmx requests
+
+
+def answered_page() -> tuple[str, str] | None:
+    """(page id, CSRF token) of the page whose htmx request is being answered, if it
+    sent its id: that page's own socket needs no push of the table it gets back."""
+    if not has_request_context() or not request.headers.get("HX-Request"):
+        return None
+    page = request.headers.get(PAGE_HEADER)
+    return (page, csrf_token()) if page else None
 
 
 def pushed_answer(snap: Snapshot, seat: Seat | None, csrf: str, locale: str) -> str | None:

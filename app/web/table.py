@@ -7,6 +7,7 @@ redirects back to the table (303) and an error renders the whole page."""
 from __future__ import annotations
 
 import json
+import secrets
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, session, url_for
 from flask_babel import get_locale
@@ -81,6 +82,9 @@ def render_table(code: str, *, status: int = 200, page: bool = False, snap=None,
             # the `?mode=` links and stale answers skip the template and its context.
             return table_html(ctx), status
         template = "pages/table.html" if page or not request.htmx else "partials/_table.html"
+        # The page's id: its socket (`?p=`) and its htmx requests (a header) carry it,
+        # so the push of a change the page's own request made skips that page's socket.
+        ctx["page_id"] = secrets.token_urlsafe(8)
         return render_template(template, **ctx), status
 
 

@@ -253,6 +253,12 @@ def page_is_current(code: str) -> bool:
     return row is not None and row.version == seen
 
 
+def page_id(given: str) -> str:
+    """The id of the page that opened the socket, as the page made it (else none)."""
+    plain = given.replace("-", "").replace("_", "")
+    return given if 0 < len(given) <= 32 and plain.isascii() and plain.isalnum() else ""
+
+
 def init_app(app) -> None:
     hub.set_renderer(render_push)
     # The socket reader as a bare greenlet (app.hub.background).
@@ -287,6 +293,7 @@ def init_app(app) -> None:
             base_url=request.host_url,
             name=user.username if user else "",
             locale=str(get_locale()),
+            page=page_id(request.args.get("p", "")),
             queued=True,  # sent from its own queue: a slow reader delays nobody
             close=ws.close,
         )

@@ -44,7 +44,10 @@ def test_table_page_for_a_visitor(browser):
     assert f"Table {ann.code}" in doc.find("span", cls="code").text()
     live = doc.by_id("live")
     # Pushes in its language; the page's version (the table is sent on connect if newer).
-    assert live.attrs["ws-connect"] == f"/t/{ann.code}/ws?lang=en&v=0"
+    socket, page = live.attrs["ws-connect"].split("&p=")
+    assert socket == f"/t/{ann.code}/ws?lang=en&v=0"
+    # The page's id: its own htmx requests carry it, so their push skips its socket.
+    assert live.attrs["hx-headers"] == '{"X-Skymo-Page": "' + page + '"}'
     assert doc.find("input", id="invite").attrs["value"] == f"http://localhost/t/{ann.code}"
     assert doc.find("svg") is not None  # the QR code of the invite link
     assert doc.find("form", action=f"/t/{ann.code}/join") is not None

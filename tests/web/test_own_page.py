@@ -1,0 +1,79 @@
+"""A move's own page is not pushed the table its answer carries: the page's socket and
+its htmx requests carry the page's id, and the push of a change that page's request
+made skips exactly that socket. Another tab of the same player, the other players and a
+page without the id (no JavaScript) still get every push."""
+
+from __future__ import annotations
+
+import re
+
+from web_helpers import seat_of, seat_table, start, whose_turn
+
+from app.hub import Connection, hub
+
+
+def page_id(person) -> str:
+    """The id a table page gives its socket (`?p=`) and its requests (a header)."""
+    page = person.page()
+    socket = re.search(r'ws-connect="[^"]*&amp;p=([\w-]+)"', page).group(1)
+    header = re.search(r'"X-Skymo-Page": "([\w-]+)"', page).group(1)
+    assert socket == header
+    return socket
+
+
+def sockets(code: str, person, pages: list[str]) -> list[list[str]]:
+    """One socket per page of `person`, each keeping the pushes it gets."""
+    seat = seat_of(code, person.name).id
+    got = [[] for _ in pages]
+    for page, pushes in zip(pages, got, strict=True):
+        hub.add(Connection(code, seat, person.csrf, pushes.append, page=page))
+    return got
+
+
+def htmx_move(person, page: str | None):
+    headers = {"X-Skymo-Page": page} if page else {}
+    data = {"type": "draw", "version": person.version(), "csrf_token": person.csrf}
+    return person.post(f"/t/{person.code}/move", data, htmx=True, headers=headers)
+
+
+def test_the_movers_page_gets_its_answer_and_no_push_their_other_tab_gets_the_push(browser):
+    people = seat_table(browser, initial_flips=0)
+    start(people[0])
+    code = people[0].code
+    mover, (other,) = whose_turn(code, people)
+    first, second = page_id(mover), page_id(mover)
+    assert first != second  # every page load has its own
+    (own, other_tab), (theirs,) = sockets(code, mover, [first, second]), sockets(code, other, [""])
+    try:
+        answer = htmx_move(mover, first)
+        assert answer.status_code == 200
+        version = mover.version()
+        assert f'data-version="{version}"' in answer.get_data(as_text=True)
+        assert own == []  # its answer is the table: not sent twice
+        assert len(other_tab) == 1 and f'data-version="{version}"' in other_tab[0]
+        assert len(theirs) == 1 and f'data-version="{version}"' in theirs[0]
+        # Nothing older reaches the page after its answer.
+        conn = next(c for c in hub.connections(code) if c.page == first)
+        assert conn.sent_version == int(version)
+    finally:
+        for conn in hub.connections(code):
+            hub.remove(conn)
+
+
+def test_a_page_is_pushed_the_change_of_a_request_without_its_id_or_of_someone_else(browser):
+    people = seat_table(browser, initial_flips=0)
+    start(people[0])
+    code = people[0].code
+    mover, (other,) = whose_turn(code, people)
+    (own,) = sockets(code, mover, [page_id(mover)])
+    other_page = page_id(other)
+    (theirs,) = sockets(code, other, [other_page])
+    try:
+        # Someone else's page id (another session) does not silence that page.
+        assert htmx_move(mover, other_page).status_code == 200
+        assert len(theirs) == 1
+        # The mover's own page, whose id the request did not carry, is pushed as before.
+        assert len(own) == 1
+    finally:
+        for conn in hub.connections(code):
+            hub.remove(conn)
