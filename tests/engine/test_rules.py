@@ -270,3 +270,19 @@ def test_rule_ranges_exactly(rows, cols, flips, end, multiplier, flat):
     else:
         assert valid
         assert rules.cells == rows * cols
+
+
+def test_rules_as_a_dict_are_dataclasses_asdict_field_for_field():
+    """to_dict is written out by hand (it is on every move's save): the same keys, order
+    and values as dataclasses.asdict, for every rule and penalty field."""
+    from dataclasses import asdict
+
+    for rules in (
+        RuleSet(),
+        RuleSet(rows=2, cols=3, initial_flips=1, end_score=50, clear_rows=True),
+        RuleSet(penalty=Penalty("both", 3, 7), show_running_score=False),
+    ):
+        mine, theirs = rules.to_dict(), asdict(rules)
+        assert mine == theirs
+        assert list(mine) == list(theirs) and list(mine["penalty"]) == list(theirs["penalty"])
+        assert RuleSet.from_dict(mine) == rules
