@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from flask import current_app, url_for
 from jinja2 import pass_context
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from .. import i18n, tables
 from ..i18n import gettext as _
 from ..i18n import ngettext
-from .fragments import my_grid_html
+from .fragments import esc, my_grid_html
 
 __all__ = ["hidden", "path_for", "table_html", "table_section", "words"]
 
@@ -82,8 +82,8 @@ def _phrases() -> dict[str, str]:
 def hidden(csrf, version) -> Markup:
     """A form's CSRF token and the table version it acts on (a stale form is refused)."""
     return Markup(
-        f'<input type="hidden" name="csrf_token" value="{escape(csrf)}">'
-        f'<input type="hidden" name="version" value="{escape(version)}">'
+        f'<input type="hidden" name="csrf_token" value="{esc(csrf)}">'
+        f'<input type="hidden" name="version" value="{esc(version)}">'
     )
 
 
@@ -112,18 +112,18 @@ def table_html(ctx, inner: str = "") -> str:
     oob = ' hx-swap-oob="true"' if ctx.get("oob") else ""
     error = ctx.get("error")
     parts = [
-        f'<section id="table" class="table is-{escape(status)}"{oob} '
-        f'data-version="{escape(ctx.get("version"))}" data-status="{escape(status)}" '
+        f'<section id="table" class="table is-{esc(status)}"{oob} '
+        f'data-version="{esc(ctx.get("version"))}" data-status="{esc(status)}" '
         f'data-turn="{turn}" data-turn-title="{w["your_turn"]}">'
     ]
     if error and not ctx.get("error_field"):
-        parts.append(f'<p class="error" role="alert">{escape(error)}</p>')
+        parts.append(f'<p class="error" role="alert">{esc(error)}</p>')
     if status == "lobby":
         parts.append(inner)
     elif b:
         if ctx.get("me") is None:
             said = w["watching"] if status == "playing" else w["over"]
-            home = escape(ctx["urls"]["home"])
+            home = esc(ctx["urls"]["home"])
             parts.append(f'<p class="panel muted">{said} <a href="{home}">{w["start_own"]}</a></p>')
         parts.append(board_html(ctx, b, w))
     else:
@@ -156,7 +156,7 @@ def board_html(ctx, b: dict, w: dict) -> str:
     out = [
         common["head"],
         f'<p class="banner tone-{b["banner"]["tone"]}" role="status">'
-        f"{escape(b['banner']['text'])}</p>",
+        f"{esc(b['banner']['text'])}</p>",
         common["away"],
         roundline,
         f'<div class="cols">\n<section class="opponents{many}" aria-label="{w["others"]}">'
@@ -173,7 +173,7 @@ def board_html(ctx, b: dict, w: dict) -> str:
     out.append('</div>\n<div class="side-bottom">')
     out.append(common["log"])
     if b["playing"]:
-        token = escape(csrf)
+        token = esc(csrf)
         out.append(common["reactions"].replace("\0", token))
         if b["phase"] != "game_over":
             out.append(common["leave"].replace("\0", token))
@@ -200,7 +200,7 @@ def _common(ctx, b: dict, w: dict) -> dict[str, str]:
         countdown = f'<p class="countdown">{said_away}</p>'
     log = ""
     if b["log"]:
-        lines = "".join(f"<li>{escape(line)}</li>" for line in b["log"])
+        lines = "".join(f"<li>{esc(line)}</li>" for line in b["log"])
         log = (
             f'<section class="log" aria-label="{w["recent"]}"><h2 class="sr-only">'
             f"{w['recent']}</h2>\n<ol>{lines}</ol>\n</section>"
@@ -225,12 +225,12 @@ def _forms(urls: dict, w: dict) -> dict[str, str]:
 def _build_forms(urls: dict, w: dict) -> dict[str, str]:
     from .reactions import choices  # reactions' views import the table's
 
-    react = escape(urls["react"])
+    react = esc(urls["react"])
     buttons = "".join(
-        f'<button name="reaction" value="{key}" aria-label="{escape(label)}">{emoji}</button>'
+        f'<button name="reaction" value="{key}" aria-label="{esc(label)}">{emoji}</button>'
         for key, emoji, label in choices()
     )
-    leave = escape(urls["leave"])
+    leave = esc(urls["leave"])
     return {
         "reactions": f'<form method="post" action="{react}" hx-post="{react}" hx-swap="none" '
         f'class="reactions" role="group" aria-label="{w["reactions"]}">\n'
@@ -300,7 +300,7 @@ def piles_html(b: dict, urls: dict, csrf, version, memo: dict, w: dict) -> str:
 
 
 def _piles(p: dict, urls: dict, csrf, version, w: dict) -> str:
-    move, show = escape(urls["move"]), escape(urls["show"])
+    move, show = esc(urls["move"]), esc(urls["show"])
     count, top, drawn = p["draw_count"], p["discard_top"], p["drawn"]
 
     def form(kind: str, button: str) -> str:
@@ -330,19 +330,19 @@ def _piles(p: dict, urls: dict, csrf, version, w: dict) -> str:
         if p["can_draw"]:
             out.append(
                 f'<a class="card big v-{tone}" href="?mode=take" hx-get="{show}?mode=take" '
-                f'aria-label="{w["take_top"] % {"card": top}}">{escape(top)}</a>'
+                f'aria-label="{w["take_top"] % {"card": top}}">{esc(top)}</a>'
             )
         else:
             lifted = " lifted" if p["mode"] == "take" else ""
             out.append(
                 f'<span class="card big v-{tone}{lifted}" role="img" '
-                f'aria-label="{w["discard_top"] % {"card": top}}">{escape(top)}</span>'
+                f'aria-label="{w["discard_top"] % {"card": top}}">{esc(top)}</span>'
             )
     out.append(f'<span class="cap">{w["discard"]}</span>\n</div>')
     if drawn is not None:
         out.append(
             f'<div class="pile drawn">\n<span class="card big v-{p["drawn_tone"]} lifted" '
-            f'role="img" aria-label="{w["your_drawn"] % {"card": drawn}}">{escape(drawn)}</span>'
+            f'role="img" aria-label="{w["your_drawn"] % {"card": drawn}}">{esc(drawn)}</span>'
             f'\n<span class="cap">{w["you_drew"]}</span>\n</div>'
         )
     elif p["someone_drew"]:

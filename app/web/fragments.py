@@ -7,8 +7,20 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
+try:
+    from markupsafe._speedups import _escape_inner
+except ImportError:  # markupsafe without its C speedups
+    from markupsafe._native import _escape_inner
+
 from .. import i18n
 from ..i18n import gettext as _
+
+
+def esc(value) -> str:
+    """markupsafe's `escape`, as a plain `str` for a `str` (no Markup made: a board's
+    values are joined into larger strings, which is ~60 escapes per move); anything else
+    goes through `escape` (whose `__html__` is kept: Markup is not escaped twice)."""
+    return _escape_inner(value) if type(value) is str else escape(value)
 
 
 def card_tone(value: int) -> str:
@@ -27,7 +39,7 @@ def card_tone(value: int) -> str:
 def card_html(cell: dict) -> str:
     """A card that is not a button, as the grids show it (the hottest bit of a push:
     built here rather than by a template macro)."""
-    label = escape(cell["label"])
+    label = esc(cell["label"])
     if cell["state"] == "up":
         return (
             f'<span class="card v-{cell["tone"]}" role="img" aria-label="{label}">'
@@ -42,7 +54,7 @@ def grid_html(rows: tuple[tuple[dict, ...], ...], label: str) -> str:
     app.web.presenter.Shared), shown to all."""
     cards = "".join(cell["html"] for row in rows for cell in row)
     return (
-        f'<div class="grid small" role="group" aria-label="{escape(label)}" '
+        f'<div class="grid small" role="group" aria-label="{esc(label)}" '
         f'style="--cols:{len(rows[0])}">{cards}</div>'
     )
 
@@ -69,7 +81,7 @@ def _box(o: dict, slot: str, show_totals: bool, phase: str) -> str:
     total = ""
     if show_totals:
         said = Markup(_("total %(total)s")) % {"total": o["total"]}
-        total = f' <span class="total" aria-label="{said}">{escape(o["total"])}</span>'
+        total = f' <span class="total" aria-label="{said}">{esc(o["total"])}</span>'
     tags = ""
     if o["bot"] or o["forfeited"] or o["is_ender"] or not o["present"]:
         tags = (
@@ -91,7 +103,7 @@ def _box(o: dict, slot: str, show_totals: bool, phase: str) -> str:
         )
     return (
         f'\n<article class="opponent{classes}">\n'
-        f'<h3><span class="dot{dot}"></span><span class="oname">{escape(o["name"])}</span>'
+        f'<h3><span class="dot{dot}"></span><span class="oname">{esc(o["name"])}</span>'
         f"{total}</h3>\n{tags}\n{slot}\n{o['grid_html']}\n{showing}\n</article>"
     )
 
@@ -150,7 +162,7 @@ def my_grid_html(rows, label: str, move_url: str, version, csrf: str) -> str:
     if kind is None:
         cards = "".join(c["html"] for row in rows for c in row)
         return (
-            f'<div class="grid mine" role="group" aria-label="{escape(label)}" '
+            f'<div class="grid mine" role="group" aria-label="{esc(label)}" '
             f'style="--cols:{cols}">{cards}</div>'
         )
     parts = []
@@ -163,13 +175,13 @@ def my_grid_html(rows, label: str, move_url: str, version, csrf: str) -> str:
             look = f"v-{c['tone']}" if up else "back"
             parts.append(
                 f'<button class="card {look}" name="pos" value="{c["row"]}-{c["col"]}" '
-                f'aria-label="{escape(c["action"]["verb"])}">{c["value"] if up else ""}</button>'
+                f'aria-label="{esc(c["action"]["verb"])}">{c["value"] if up else ""}</button>'
             )
-    url = escape(move_url)
+    url = esc(move_url)
     return (
         f'<form method="post" action="{url}" hx-post="{url}" class="grid mine act-{kind}" '
-        f'role="group" aria-label="{escape(label)}" style="--cols:{cols}">\n'
-        f'<input type="hidden" name="csrf_token" value="{escape(csrf)}">'
-        f'<input type="hidden" name="version" value="{escape(version)}">'
+        f'role="group" aria-label="{esc(label)}" style="--cols:{cols}">\n'
+        f'<input type="hidden" name="csrf_token" value="{esc(csrf)}">'
+        f'<input type="hidden" name="version" value="{esc(version)}">'
         f'<input type="hidden" name="type" value="{kind}">{"".join(parts)}</form>'
     )
