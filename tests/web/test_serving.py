@@ -137,3 +137,24 @@ def test_the_app_reads_forms_the_short_way_with_htmx_flask_s_request(app):
     ):
         assert request.form.to_dict() == {"type": "draw", "version": "3"}
         assert request.htmx
+
+
+@pytest.mark.parametrize(
+    "header", ["session=abc.def; skymo_lang=fr", 'a="quoted; value"; b=2; a=3', "", "junk"]
+)
+def test_cookies_read_as_werkzeug_reads_them_parsed_once_per_header(header):
+    """The request's cookies are Werkzeug's, and a second request with the same Cookie
+    header (a browser's next request) is given the same parsed (immutable) cookies."""
+    from werkzeug.test import EnvironBuilder
+    from werkzeug.wrappers import Request
+
+    from app.serving import QuickForm
+
+    environ = EnvironBuilder(headers={"Cookie": header}).get_environ()
+    theirs = Request(dict(environ)).cookies
+    first, again = QuickForm(dict(environ)).cookies, QuickForm(dict(environ)).cookies
+    assert list(first.items(multi=True)) == list(theirs.items(multi=True))
+    assert again is first
+    other = EnvironBuilder(headers={"Cookie": header + "; more=1"}).get_environ()
+    assert QuickForm(other).cookies["more"] == "1"
+    assert "more" not in first
