@@ -165,10 +165,57 @@ def quick_form(request_class: type[Request]) -> type[Request]:
     return type(f"Quick{request_class.__name__}", (QuickForm, request_class), {})
 
 
+class RememberedMatches:
+    """Werkzeug's URL matcher (a Map's StateMachineMatcher), remembering each address it
+    matched: a table's few addresses are asked for on every request its players make,
+    and each match built a recursive inner function (a reference cycle left for the
+    garbage collector). Only matches are kept (a miss raises, as before); the values
+    are copied for each request (Flask's hooks may change them); adding a rule forgets
+    them all."""
+
+    SIZE = 4096
+
+    def __init__(self, matcher):
+        self.matcher = matcher
+        self.found: dict[tuple, tuple] = {}
+
+    def match(self, domain: str, path: str, method: str, websocket: bool):
+        key = (domain, path, method, websocket)
+        found = self.found.get(key)
+        if found is None:
+            found = self.matcher.match(domain, path, method, websocket)
+            if len(self.found) >= self.SIZE:
+                self.found.clear()
+            self.found[key] = found
+        return found[0], dict(found[1])
+
+    def add(self, rule) -> None:
+        self.found.clear()
+        self.matcher.add(rule)
+
+    def update(self) -> None:
+        self.found.clear()
+        self.matcher.update()
+
+    @property
+    def merge_slashes(self) -> bool:
+        return self.matcher.merge_slashes
+
+    @merge_slashes.setter
+    def merge_slashes(self, value: bool) -> None:
+        self.found.clear()
+        self.matcher.merge_slashes = value
+
+
 class Skymo(Flask):
     """Flask, asking once per function whether it is a coroutine function: Flask asks for
     every view and every before/after/teardown function of every request (a dozen
-    `inspect` calls each time). The answer never changes for a function."""
+    `inspect` calls each time). The answer never changes for a function. Its URL map
+    remembers what it matched (`RememberedMatches`)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.url_map._matcher = RememberedMatches(self.url_map._matcher)
 
     def ensure_sync(self, func):
         cache = self.__dict__.setdefault("_sync_functions", {})

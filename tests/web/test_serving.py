@@ -158,3 +158,29 @@ def test_cookies_read_as_werkzeug_reads_them_parsed_once_per_header(header):
     other = EnvironBuilder(headers={"Cookie": header + "; more=1"}).get_environ()
     assert QuickForm(other).cookies["more"] == "1"
     assert "more" not in first
+
+
+def test_the_url_map_remembers_its_matches_and_answers_as_werkzeug_does(app):
+    """Matches are remembered per address (each request gets its own copy of the
+    values); misses and wrong methods are Werkzeug's, every time."""
+    from werkzeug.exceptions import MethodNotAllowed, NotFound
+
+    from app.serving import RememberedMatches
+
+    matcher = app.url_map._matcher
+    assert isinstance(matcher, RememberedMatches)
+    adapter = app.url_map.bind("localhost")
+    first = adapter.match("/t/ABCD/move", "POST", return_rule=True)
+    first[1]["code"] = "changed by a hook"
+    rule, values = adapter.match("/t/ABCD/move", "POST", return_rule=True)
+    assert rule.endpoint == "table.move" and values == {"code": "ABCD"}
+    assert adapter.match("/t/WXYZ/move", "POST") == ("table.move", {"code": "WXYZ"})
+    for _ in range(2):
+        with pytest.raises(MethodNotAllowed):
+            adapter.match("/t/ABCD/move", "GET")
+        with pytest.raises(NotFound):
+            adapter.match("/no/such/page", "GET")
+    assert any(key[1:] == ("/t/ABCD/move", "POST", False) for key in matcher.found)
+    app.url_map.add(type(rule)("/t/<code>/move", endpoint="elsewhere", methods=["PUT"]))
+    assert not matcher.found  # a new rule: everything is matched again
+    assert adapter.match("/t/ABCD/move", "PUT") == ("elsewhere", {"code": "ABCD"})
