@@ -128,3 +128,17 @@ def test_back_from_the_rules_page_shows_the_current_table(server, new_context):
     assert watcher.locator(".log li").first.inner_text() == (
         mover.locator(".log li").first.inner_text()
     )
+
+
+def test_a_move_sends_the_page_id_its_socket_carries(server, new_context):
+    """htmx sends the page's id (hx-headers on #live) with every move, the same id as its
+    socket's (`?p=`): the push of the page's own move skips that socket, the answer
+    shows it, and the other page is pushed it."""
+    mover, watcher, _, player = two_players_in_play(server, new_context)
+    sent = []
+    mover.on("request", lambda r: sent.append(r.headers) if r.url.endswith("/move") else None)
+    assert act(mover, player) not in (None, "reveal")
+    live = mover.locator("#live").get_attribute("ws-connect")
+    page_id = re.search(r"[?&]p=([\w-]+)", live).group(1)
+    assert sent and all(h.get("x-skymo-page") == page_id for h in sent)
+    wait_version(watcher, version(mover))
