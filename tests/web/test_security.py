@@ -180,3 +180,14 @@ def test_live_session_cookie_flags(live_server):
     assert status == 303
     cookie = [c for c in headers.get_all("Set-Cookie") if c.startswith("session=")][0]
     assert "HttpOnly" in cookie and "SameSite=Lax" in cookie
+
+
+def test_security_headers_are_added_once_and_never_replace_an_answers_own(app):
+    @app.get("/own-frame-policy")
+    def own():
+        return "framed by us", 200, {"x-frame-options": "SAMEORIGIN"}
+
+    response = app.test_client().get("/own-frame-policy")
+    assert response.headers.getlist("X-Frame-Options") == ["SAMEORIGIN"]
+    assert response.headers.getlist("X-Content-Type-Options") == ["nosniff"]
+    assert response.headers.getlist("Referrer-Policy") == ["same-origin"]
