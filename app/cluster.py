@@ -27,13 +27,23 @@ class SharedPresence:
     any process, and when each seat was last seen. Every call falls back to what this
     process knows itself when Redis does not answer."""
 
-    CACHE_SECONDS = 0.2  # one Redis round trip serves the lookups of one change
+    # How long one read of a table's presence serves its lookups (and travels with its
+    # changes), unless a process announces a change of the table first: any presence
+    # change that can change a mark or a timer is announced (a socket's first opening
+    # or last closing, a seat coming back, a reap), and this process's own writes drop
+    # its read. Below the heartbeat (a read socket's expiry stays ahead) and the
+    # shortest grace (a timer worked out from a read a request extended fires after
+    # the read is gone). It was 0.2 s: a Redis read for nearly every move's push.
+    CACHE_SECONDS = 4.0
 
     def __init__(self, broker, held, notify):
         self.broker = broker
         self._held = held  # () -> [(code, seat id)] of this process's sockets
         self._notify = notify  # (code, seat id, present) -> None: presence listeners
         self._cache: dict[str, tuple[float, dict[int, float], dict[int, float]]] = {}
+        # code -> when this process last wrote there, or heard of a change without a
+        # read: a read made before that may miss it, and is not primed.
+        self._changed: dict[str, float] = {}
         self._seen_written: dict[str, dict[int, float]] = {}  # code -> seat -> until
         # Seats with a socket open here: their live field says they are present, so a
         # request's "seen until" waits here (code -> seat -> until) for the last socket
@@ -87,8 +97,7 @@ class SharedPresence:
         self._write(code, lambda: self.broker.forget(code))
 
     def _write(self, code: str, fn) -> bool:
-        with self._lock:
-            self._cache.pop(code, None)
+        self._drop(code)
         if self.broker.down():
             return False  # the heartbeat writes this process's sockets again once it is back
         try:
@@ -115,7 +124,8 @@ class SharedPresence:
             self.broker.failed(exc, "presence read")
             return None
         with self._lock:
-            self._cache[code] = (now, live, seen)
+            if self._changed.get(code, -1.0) < now:  # else a change came in meanwhile
+                self._cache[code] = (now, live, seen)
             if len(self._cache) > 10_000:
                 self._cache.clear()
         return live, seen
@@ -142,9 +152,23 @@ class SharedPresence:
         live = {int(seat): float(until) for seat, until in live.items()}
         seen = {int(seat): float(until) for seat, until in seen.items()}
         with self._lock:
+            if self._changed.get(code, -1.0) >= read_at:
+                return  # read before a change this process knows of: it may miss it
             hit = self._cache.get(code)
             if hit is None or hit[0] < read_at:
                 self._cache[code] = (read_at, live, seen)
+
+    def heard(self, code: str) -> None:
+        """Another process changed the table without sending its read of the presence:
+        a seat may have come or gone there, so the next lookup reads Redis again."""
+        self._drop(code)
+
+    def _drop(self, code: str) -> None:
+        with self._lock:
+            self._cache.pop(code, None)
+            if len(self._changed) >= 20_000:
+                self._changed.clear()  # forgetting may only prime a read a bit older
+            self._changed[code] = time.monotonic()
 
     def present(self, code: str, now: float) -> set[int] | None:
         shared = self.table(code)
@@ -232,6 +256,11 @@ class Fanout:
     def received(
         self, code: str, what: str, version: int | None, state: dict | None = None
     ) -> None:
+        if self.shared is not None:  # even without sockets here: timers read presence
+            if state is not None and state.get("pr"):
+                self.shared.prime(code, state["pr"])
+            else:
+                self.shared.heard(code)
         conns = self.hub.connections(code)
         if not conns:
             return
@@ -282,8 +311,6 @@ class Fanout:
                 with self._as_request_from(conns[0].base_url):
                     snap = None
                     if state is not None:
-                        if state.get("pr") and self.shared is not None:
-                            self.shared.prime(code, state["pr"])
                         snap = self.store.from_message(state)
                     self.hub.push_local(code, what, snap)
             except Exception:

@@ -23,6 +23,12 @@ from playhouse.pool import MaxConnectionsExceeded
 from playhouse.postgres_ext import PooledPsycopg3Database
 
 
+class Conflict(Exception):
+    """A change made on the newest snapshot this process knew found the table at
+    another version (app.tables.store.VERSION_GUARD): it is rolled back, to be made
+    again on the row as locked and read."""
+
+
 class Turnstile:
     """Up to `size` holders at once; the others wait in arrival order, each at most
     `timeout` seconds. A freed place goes to the longest waiter, never to a newcomer
@@ -176,7 +182,10 @@ class PooledPostgres(PooledPsycopg3Database):
             text = "; ".join(
                 sql if params is None else cursor.mogrify(sql, params) for sql, params in statements
             )
-            cursor.execute(text)
+            try:
+                cursor.execute(text)
+            except psycopg.errors.DivisionByZero as exc:  # only the version guard divides
+                raise Conflict() from exc
             for _ in statements[1:]:
                 cursor.nextset()
         return cursor

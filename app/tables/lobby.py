@@ -115,7 +115,7 @@ def join(code: str, name: str, user_id: int | None = None) -> Seat:
         seated.append(seat)
 
     _lobby_change(code, act)
-    return seated[0]
+    return seated[-1]  # the attempt that committed (app.tables.step.change may retry)
 
 
 def _add_seat(ch: Change, **fields) -> Seat:

@@ -80,6 +80,7 @@ class Cached:
     game: Game | None
     past_rounds: int
     at: float
+    row: dict | None = None  # the committed row's fields but its state
 
 
 def fork(game: Game | None) -> Game | None:
@@ -108,6 +109,14 @@ def fork(game: Game | None) -> Game | None:
 ROW = Prepared(lambda code: Table.select().where(Table.code == code))
 ROW_TO_CHANGE = Prepared(lambda code: for_update(Table.select().where(Table.code == code)))
 _UPDATES: dict[tuple[str, ...], Prepared] = {}
+# An error (division by zero: app.pool.Conflict) unless the row is at that version.
+VERSION_GUARD = Prepared(
+    lambda version, code: for_update(
+        Table.select(pw.SQL("1") / pw.Cast(Table.version == version, "int")).where(
+            Table.code == code
+        )
+    )
+)
 
 
 def save_row(table: Table) -> None:
@@ -157,6 +166,18 @@ def snapshot_message(snap: Snapshot) -> dict:
     between the server's processes: each socket still gets its own player's view."""
     snap.table.state  # noqa: B018 (decoded if it was only read: models.LazyJSONField)
     return {"t": snap.table.__data__, "s": [s.__data__ for s in snap.seats]}
+
+
+def stored_state(game: Game | None, past: int) -> dict | None:
+    """A table row's state for `game`, whose first `past` rounds are PastRound rows (a
+    finished game's are all in its row)."""
+    if game is None:
+        return None
+    state = game.to_dict()
+    if game.phase != GAME_OVER:
+        state["rounds"] = state["rounds"][past:]
+        state["past_rounds"] = past
+    return state
 
 
 def _row_from(model, data: dict, dates: tuple[str, ...]):
@@ -243,16 +264,36 @@ class Store:
         self.remember(snap)
         return snap
 
-    def for_change(self, code: str) -> Snapshot | None:
+    def for_change(self, code: str, optimistic: bool = False) -> Snapshot | None:
         """Under the table's lock: the snapshot to change, with a forked game. On
         PostgreSQL the row stays locked (SELECT ... FOR UPDATE) until the change commits:
-        a change of the same table in another process waits, then sees this one."""
+        a change of the same table in another process waits, then sees this one.
+
+        `optimistic` (PostgreSQL): the newest snapshot this process knows, without a
+        query, if it knows one (else None); its version is checked when the change's
+        first statement reaches the server, the COMMIT at the latest (app.pool.Conflict
+        if another change came first)."""
         code = (code or "").strip().upper()
+        if optimistic:
+            return self._known(code)
         table = ROW_TO_CHANGE.first(Table, code)
         if table is None:
             return None
         snap = self.snapshot_of(table)
         return Snapshot(snap.table, list(snap.seats), fork(snap.game), snap.past_rounds)
+
+    def _known(self, code: str) -> Snapshot | None:
+        with self._guard:
+            hit = self._cache.get(code)
+        if hit is None or hit.row is None:
+            return None
+        table = Table(__no_default__=1)
+        table.__data__ = dict(hit.row)  # fields are assigned, never changed in place
+        table._dirty = set()
+        # Locks the row and stops the transaction unless it is still at this version:
+        # sent with the change's first statement (BEGIN's round trip), or its COMMIT.
+        VERSION_GUARD.defer(hit.version, code)
+        return Snapshot(table, list(hit.seats), fork(hit.game), hit.past_rounds)
 
     def _load_game(self, table: Table) -> tuple[Game | None, int]:
         state = table.state
@@ -305,6 +346,9 @@ class Store:
         table, game = snap.table, snap.game
         if game_changed:
             snap.past_rounds = self._write_state(table, game, snap.past_rounds)
+        elif "state" not in table.__data__:  # a known snapshot's row (`_known`)
+            # Not written (unchanged), but the other processes' message carries it.
+            table.__data__["state"] = stored_state(game, snap.past_rounds)
         table.version += 1
         table.updated_at = utcnow()
         save_row(table)
@@ -317,7 +361,7 @@ class Store:
         if game.phase == GAME_OVER:
             # Written once more, whole: a finished game is read as one row.
             PastRound.delete().where(PastRound.table == table.code).execute()
-            table.state = game.to_dict()
+            table.state = stored_state(game, 0)
             return 0
         done = len(game.rounds) - 1
         if done > past:
@@ -336,16 +380,16 @@ class Store:
                 preserve=[PastRound.data],
             ).execute()
             past = done
-        state = game.to_dict()
-        state["rounds"] = state["rounds"][past:]
-        state["past_rounds"] = past
-        table.state = state
+        table.state = stored_state(game, past)
         return past
 
     def remember(self, snap: Snapshot) -> None:
         """Keep a committed snapshot (the change step and readers call this)."""
         now = time.monotonic()
-        entry = Cached(snap.version, snap.seats, snap.game, snap.past_rounds, now)
+        # The row without its state: the game is kept already (one copy of it less for
+        # the garbage collector to walk); `write` makes the state again if it is needed.
+        row = {k: v for k, v in snap.table.__data__.items() if k != "state"}
+        entry = Cached(snap.version, snap.seats, snap.game, snap.past_rounds, now, row)
         with self._guard:
             current = self._cache.get(snap.code)
             if current is not None and current.version > entry.version:

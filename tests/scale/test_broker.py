@@ -215,10 +215,30 @@ def test_a_fresh_read_of_presence_travels_with_a_change_and_spares_a_redis_read(
     assert on_b.present("ABCDEF") == {5, 6} and reads == []
     # A read older than the cache keeps is not taken: B reads Redis itself.
     on_b.shared._cache.clear()
-    on_b.shared.prime("ABCDEF", [recent[0] - 1.0, {}, {}])
+    on_b.shared.prime("ABCDEF", [recent[0] - on_b.shared.CACHE_SECONDS - 1.0, {}, {}])
     assert on_b.present("ABCDEF") == {5, 6} and reads == ["ABCDEF"]
-    time.sleep(on_a.shared.CACHE_SECONDS)
+    on_a.shared.CACHE_SECONDS = 0.05
+    time.sleep(0.05)
     assert on_a.shared.recent("ABCDEF") is None  # too old to send
+
+
+def test_a_read_of_presence_lasts_until_a_process_announces_a_change(pair):
+    a, b = pair
+    on_a, on_b = shared_presence(a), shared_presence(b)
+    reads = []
+    table_presence = b.table_presence
+    b.table_presence = lambda code: reads.append(code) or table_presence(code)
+    on_a.opened("ABCDEF", 5)
+    assert on_b.present("ABCDEF") == {5} and on_b.present("ABCDEF") == {5}
+    assert reads == ["ABCDEF"]  # one read serves the lookups that follow
+    recent = on_b.shared.recent("ABCDEF")
+    on_a.closed("ABCDEF", 5)  # announced (a "lobby" push without a read): B drops its read
+    on_b.shared.heard("ABCDEF")
+    on_b.shared.prime("ABCDEF", recent)  # a read from before that change is not taken
+    assert on_b.absent_from("ABCDEF", 5) == pytest.approx(time.time(), abs=2)
+    assert reads == ["ABCDEF", "ABCDEF"]
+    on_b.opened("ABCDEF", 6)  # B's own write drops its read too
+    assert on_b.present("ABCDEF") == {6} and len(reads) == 3
 
 
 def test_without_redis_presence_is_this_processs_own():
