@@ -18,6 +18,8 @@ from urllib.parse import parse_qsl
 
 from flask import Flask, Request
 
+from .routing import Routes
+
 log = logging.getLogger(__name__)
 
 # Young collections every 10,000 allocations instead of 700 (the oldest ones rarely).
@@ -146,7 +148,10 @@ def quick_form(request_class: type[Request]) -> type[Request]:
 class Skymo(Flask):
     """Flask, asking once per function whether it is a coroutine function: Flask asks for
     every view and every before/after/teardown function of every request (a dozen
-    `inspect` calls each time). The answer never changes for a function."""
+    `inspect` calls each time). The answer never changes for a function. URLs are
+    matched without leaving cyclic garbage (app.routing)."""
+
+    url_map_class = Routes
 
     def ensure_sync(self, func):
         cache = self.__dict__.setdefault("_sync_functions", {})
