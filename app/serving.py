@@ -21,13 +21,17 @@ from werkzeug.datastructures import ImmutableMultiDict
 from werkzeug.http import parse_cookie
 from werkzeug.utils import cached_property
 
+from .routing import Routes
+
 log = logging.getLogger(__name__)
 
-# Young collections every 10,000 allocations instead of 700 (the oldest ones rarely).
-# SKYMO_GC_THRESHOLDS="10000,10,100" tries others (at 1,000 tables the pauses logged
-# were generation 1 collections: 170-330 ms of CPU each, with up to 50 x 10,000 young
-# survivors to walk).
-GC_THRESHOLDS = (10_000, 50, 100)
+# Young collections every 2,000 net allocations (and every second: collect_young_by_time),
+# the middle generation every 5 of them, the oldest rarely. A collection walks every
+# object of the generations it collects (~1 us each on the loaded machine): at 1,000
+# tables (10,000, 50, 100) meant young collections of 10-125 ms of CPU and middle ones of
+# 255-409 ms (all that 50 young ones had kept). SKYMO_GC_THRESHOLDS="2000,10,100" tries
+# others.
+GC_THRESHOLDS = (2000, 5, 400)
 
 
 def gc_thresholds() -> tuple[int, ...]:
@@ -40,14 +44,46 @@ def tune_gc(log_pauses_over: float | None = 0.05) -> None:
     walking every object of the process (187 ms of CPU at 1,000 sockets on the loaded
     development machine), because every move's cached snapshot lives long enough to
     reach the oldest generation. What the app loaded at start is frozen (never walked
-    again), and the young generations are collected less often, so that most snapshots
-    are gone before they would be promoted (README, "Server"). Called once the app is
-    loaded: by each gunicorn worker, and by benchmarks/move_cost.py, which measures what
-    such a worker spends."""
+    again), and the generations are collected by GC_THRESHOLDS (and a timer:
+    collect_young_by_time), so that each collection walks little (README, "Server").
+    Called once the app is loaded: by each gunicorn worker, and by
+    benchmarks/move_cost.py, which measures what such a worker spends."""
     gc.freeze()
     gc.set_threshold(*gc_thresholds())
     if log_pauses_over is not None and not any(isinstance(c, PauseLog) for c in gc.callbacks):
         gc.callbacks.append(PauseLog(log_pauses_over))
+
+
+YOUNG_EVERY = 1.0  # seconds between the collector's timed young collections
+
+
+def collect_due() -> int:
+    """Collect the young generation, and the middle one too when its turn has come (as
+    the collector's own trigger would); returns the generation collected."""
+    generation = 1 if gc.get_count()[1] >= gc.get_threshold()[1] else 0
+    gc.collect(generation)
+    return generation
+
+
+def collect_young_by_time(every: float = YOUNG_EVERY) -> None:
+    """Young collections every `every` seconds, besides the collector's own trigger. That
+    trigger counts allocations minus deallocations: a move's new version of its table is
+    young, but freeing the old one counts it back down, so with tables merely changing
+    the young generation grew unseen between collections (at 1,000 tables a young
+    collection walked 50-125 ms of CPU by the end of a run, a middle one 409 ms). Timed,
+    each walks about a second of changes. Started once per worker (gunicorn.conf.py)."""
+    from .hub import background
+
+    if getattr(collect_young_by_time, "started", False):
+        return
+    collect_young_by_time.started = True
+
+    def collector() -> None:
+        while True:
+            time.sleep(every)  # gevent's sleep under the gevent worker
+            collect_due()
+
+    background(collector, "skymo-young-collector")
 
 
 class PauseLog:
@@ -210,8 +246,11 @@ class RememberedMatches:
 class Skymo(Flask):
     """Flask, asking once per function whether it is a coroutine function: Flask asks for
     every view and every before/after/teardown function of every request (a dozen
-    `inspect` calls each time). The answer never changes for a function. Its URL map
-    remembers what it matched (`RememberedMatches`)."""
+    `inspect` calls each time). The answer never changes for a function. URLs are
+    matched without leaving cyclic garbage (app.routing), and the URL map remembers what
+    it matched (`RememberedMatches`)."""
+
+    url_map_class = Routes
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -184,3 +184,71 @@ def test_the_url_map_remembers_its_matches_and_answers_as_werkzeug_does(app):
     app.url_map.add(type(rule)("/t/<code>/move", endpoint="elsewhere", methods=["PUT"]))
     assert not matcher.found  # a new rule: everything is matched again
     assert adapter.match("/t/ABCD/move", "PUT") == ("elsewhere", {"code": "ABCD"})
+
+
+@pytest.fixture
+def gc_state():
+    """The collector's thresholds and callbacks as they were, back after the test (the
+    frozen objects are let go again)."""
+    import gc
+
+    thresholds, callbacks = gc.get_threshold(), list(gc.callbacks)
+    yield
+    gc.set_threshold(*thresholds)
+    gc.callbacks[:] = callbacks
+    gc.unfreeze()
+
+
+def test_a_worker_collects_its_young_generations_often_and_the_oldest_rarely(gc_state, monkeypatch):
+    """The middle generation is collected every 5 young collections, so that it holds
+    little when it is (README, "No periodic latency bursts")."""
+    import gc
+
+    from app.serving import GC_THRESHOLDS, PauseLog, tune_gc
+
+    monkeypatch.delenv("SKYMO_GC_THRESHOLDS", raising=False)
+    tune_gc()
+    assert gc.get_threshold() == GC_THRESHOLDS == (2000, 5, 400)
+    assert sum(isinstance(c, PauseLog) for c in gc.callbacks) == 1
+    monkeypatch.setenv("SKYMO_GC_THRESHOLDS", "700,10,10")
+    tune_gc()
+    assert gc.get_threshold() == (700, 10, 10)
+    assert sum(isinstance(c, PauseLog) for c in gc.callbacks) == 1
+
+
+def test_a_timed_young_collection_takes_the_middle_generation_in_its_turn(gc_state):
+    import gc
+
+    from app.serving import collect_due
+
+    gc.disable()  # only the collections made here
+    try:
+        gc.set_threshold(700, 3, 10)
+        gc.collect()
+        assert [collect_due() for _ in range(5)] == [0, 0, 0, 1, 0]
+    finally:
+        gc.enable()
+
+
+def test_one_timed_collector_per_worker(monkeypatch):
+    """Started once, it collects what is due every `every` seconds."""
+    import app.hub
+    import app.serving as serving
+
+    started, slept, collected = [], [], []
+    monkeypatch.setattr(app.hub, "background", lambda target, name: started.append(target))
+    monkeypatch.setattr(serving, "collect_due", lambda: collected.append(1))
+    monkeypatch.setattr(serving.collect_young_by_time, "started", False, raising=False)
+
+    def sleep(seconds):
+        slept.append(seconds)
+        if len(slept) > 2:
+            raise SystemExit
+
+    monkeypatch.setattr(serving.time, "sleep", sleep)
+    serving.collect_young_by_time(0.5)
+    serving.collect_young_by_time(0.5)
+    assert len(started) == 1
+    with pytest.raises(SystemExit):
+        started[0]()
+    assert slept == [0.5, 0.5, 0.5] and len(collected) == 2

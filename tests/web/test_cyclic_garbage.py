@@ -1,0 +1,45 @@
+"""A request leaves no cyclic garbage: garbage that only the collector frees is what
+makes it run, and each of its collections holds every request and push of the worker
+(README, "No periodic latency bursts"). Requests are made through the WSGI app itself:
+Werkzeug's test client ties its own request into a cycle."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+from werkzeug.test import EnvironBuilder
+
+
+def cyclic_garbage_of(app, path: str, cookie: str | None = None) -> int:
+    """What the collector finds after a second GET of `path` (the first one warms the
+    templates and caches)."""
+
+    def request():
+        headers = {"Cookie": f"session={cookie}"} if cookie else {}
+        environ = EnvironBuilder(path=path, headers=headers).get_environ()
+        body = app.wsgi_app(environ, lambda status, headers: None)
+        b"".join(body)
+        getattr(body, "close", lambda: None)()
+
+    request()
+    gc.collect()
+    request()
+    return gc.collect()
+
+
+@pytest.mark.parametrize("path", ["/", "/t/ABCD"])
+def test_a_request_leaves_no_cyclic_garbage(app, path):
+    """Werkzeug's URL matcher left a cycle on every request (app.routing)."""
+    assert cyclic_garbage_of(app, path) == 0
+
+
+def test_the_lobby_leaves_no_cyclic_garbage_for_the_host_or_a_guest(app, browser):
+    """A template defining a macro tied its render context (request, session) into a
+    cycle: the lobby's invite and the host's rules form had some."""
+    ann, bob = browser(), browser()
+    code = ann.post("/tables", {"name": "Ann"}).headers["Location"].rsplit("/", 1)[1]
+    bob.post(f"/t/{code}/join", {"name": "Bob"})
+    for person in (ann, bob):
+        cookie = person.client.get_cookie("session").value
+        assert cyclic_garbage_of(app, f"/t/{code}", cookie) == 0
