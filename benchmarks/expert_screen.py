@@ -2,6 +2,11 @@
 
     python benchmarks/expert_screen.py --set potential=1.0 --out pot.txt --games 400
     python benchmarks/expert_screen.py --compare base.txt pot.txt
+    python benchmarks/expert_screen.py --set potential=1.0 --out pot.txt --base base.txt
+
+With `--base`, the shipped expert and the variant play each game in turn (in one
+process, one CPU), so both files hold the same games whenever the run is stopped, and a
+run started again plays only the games a file does not hold yet.
 
 Plays the expert in seat p1 against `--against` bots on the games `--seed`-0, -1, ...
 (the same games `python -m app.sim --seed` plays), with some of its constants changed
@@ -70,16 +75,43 @@ def paired(base: dict[int, int], variant: dict[int, int]) -> dict:
     }
 
 
+def won(bots: list[str], seed: str, i: int) -> int:
+    """1 if p1 wins game `i` (rank 1, shared or not), else 0."""
+    game = play_game(RuleSet(), bots, f"{seed}-{i}", f"screen-{seed}-{i}")
+    return int(any(e["rank"] == 1 and e["player"] == "p1" for e in game.ranking()))
+
+
 def screen(bots: list[str], seed: str, first: int, games: int, out: Path) -> int:
     wins = 0
     with out.open("w") as f:
         for i in range(first, first + games):
-            game = play_game(RuleSet(), bots, f"{seed}-{i}", f"screen-{seed}-{i}")
-            won = int(any(e["rank"] == 1 and e["player"] == "p1" for e in game.ranking()))
-            wins += won
-            f.write(f"{i} {won}\n")
+            result = won(bots, seed, i)
+            wins += result
+            f.write(f"{i} {result}\n")
             f.flush()
     return wins
+
+
+def screen_pairs(
+    bots: list[str], seed: str, games: range, base: Path, out: Path, settings: list[str]
+) -> None:
+    """The shipped expert (into `base`) and the variant (`settings`, into `out`) on each
+    game in turn; a game a file already holds is not played again."""
+    shipped = dict(expert.EXPERT), dict(expert.LOOK)
+    done = {path: outcomes(path) if path.exists() else {} for path in (base, out)}
+    for i in games:
+        for path in (base, out):
+            if i in done[path]:
+                continue
+            if path is out:
+                apply_settings(settings)
+            try:
+                result = won(bots, seed, i)
+            finally:  # the next game starts from the shipped constants
+                expert.EXPERT.update(shipped[0])
+                expert.LOOK.update(shipped[1])
+            with path.open("a") as f:
+                f.write(f"{i} {result}\n")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -91,6 +123,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--first", type=int, default=0, help="index of the first game")
     parser.add_argument("--seed", default="screen")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--base", type=Path, help="also play the shipped expert, in turn")
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("BASE", "VARIANT"))
     args = parser.parse_args(argv)
     if args.compare:
@@ -104,8 +137,13 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.out is None:
         parser.error("--out is needed to screen")
-    apply_settings(args.set)
     bots = ["expert"] + [args.against] * (args.players - 1)
+    if args.base is not None:
+        games = range(args.first, args.first + args.games)
+        screen_pairs(bots, args.seed, games, args.base, args.out, args.set)
+        main(["--compare", str(args.base), str(args.out)])
+        return
+    apply_settings(args.set)
     wins = screen(bots, args.seed, args.first, args.games, args.out)
     print(f"expert vs {', '.join(bots[1:])}: {wins} of {args.games} games won")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.engine import expert
-from benchmarks.expert_screen import apply_settings, outcomes, paired, screen
+from benchmarks.expert_screen import apply_settings, outcomes, paired, screen, screen_pairs
 
 
 def test_paired_counts_only_games_both_played_and_the_split_ones():
@@ -35,3 +35,17 @@ def test_a_screen_writes_each_game_as_it_ends(tmp_path):
     found = outcomes(out)
     assert sorted(found) == [3, 4]
     assert sum(found.values()) == wins
+
+
+def test_pairs_play_both_experts_on_each_game_and_resume(tmp_path):
+    base, out = tmp_path / "base.txt", tmp_path / "var.txt"
+    base.write_text("3 1\n")  # game 3 played by an earlier run: kept, not replayed
+    look = dict(expert.LOOK)
+    screen_pairs(["expert", "greedy"], "t", range(3, 5), base, out, ["samples=6"])
+    assert look == expert.LOOK  # the shipped constants are back after the variant
+    found = outcomes(base)
+    assert sorted(found) == [3, 4] and found[3] == 1
+    assert sorted(outcomes(out)) == [3, 4]
+    # Unchanged settings play the same games alike (the same seeds).
+    screen_pairs(["expert", "greedy"], "t", range(4, 6), base, out, [])
+    assert outcomes(out)[5] == outcomes(base)[5]
