@@ -4,6 +4,7 @@ the deck's mean; avoids ending a round it would likely be penalised for."""
 from __future__ import annotations
 
 import random
+from itertools import compress, filterfalse
 from operator import itemgetter
 
 from .actions import Action
@@ -39,7 +40,7 @@ def _best_place(cells, targets, x: int, lines, mean: float) -> tuple[int, float]
         return best_i, best_worth - x
     best_gain = best_worth - x
     if bonus.get(best_i, 0) < 0:  # its clear costs: the best other cell may do better
-        others = [i for i in targets if i not in bonus]
+        others = list(filterfalse(bonus.__contains__, targets))
         best_i, best_gain = -1, -1e9  # (unless every target clears something)
         if others:
             best_i, best_worth = _most_worth(cells, others, mean)
@@ -62,12 +63,17 @@ def _bonuses(cells, x: int, lines) -> dict[int, int]:
         if not xs:
             continue
         rest = len(got) - xs - got.count(CLEARED)
+        # (No comprehension here, nor in other functions a bot calls each move: one
+        # that reads a local makes a cell object for it on every call.)
         if rest == 1:  # x on the one other card completes the line
             removed = (xs + 1) * x
-            hits = [i for i, v in zip(line, got, strict=True) if v != x and v != CLEARED]
+            for i, v in zip(line, got, strict=True):
+                if v != x and v != CLEARED:
+                    hits = (i,)
+                    break
         elif rest == 0 and xs > 1:  # x on an x: the others are x (no grid in play)
             removed = xs * x
-            hits = [i for i, v in zip(line, got, strict=True) if v == x]
+            hits = compress(line, map(x.__eq__, got))
         else:
             continue
         for i in hits:
@@ -202,5 +208,8 @@ def _greedy_fears_end(sight, cells: list[int], last: int, value: float) -> bool:
     mine = _estimate(cells, MEAN_CARD) - MEAN_CARD + value
     if mine <= 0:
         return False
-    best_other = min(_estimate(sight.cells(p), MEAN_CARD) for p in sight.opponents())
-    return mine >= best_other
+    for p in sight.opponents():
+        if mine < _estimate(sight.cells(p), MEAN_CARD):
+            continue
+        return True  # as mine >= the least of them
+    return False

@@ -4,6 +4,7 @@ the few rules that read one grid (clearing lines); `Game` (game.py) moves it on.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import compress
 
 from .rules import RuleSet
 
@@ -169,7 +170,7 @@ class Grid:
             return []
         for i in cells:
             state[i] = GONE
-        return [("column", col, [values[i] for i in cells])]
+        return [("column", col, list(map(values.__getitem__, cells)))]
 
     def to_dict(self) -> dict:
         return {"values": self.values, "state": self.state}
@@ -204,7 +205,8 @@ def _complete(line: range, values: list[int], state: list[int]) -> list[int] | N
         n += 1
     if n < 2:
         return None
-    return [i for i in line if state[i] != GONE]
+    # Picked in C: a comprehension reading `state` would make a cell on every call.
+    return list(compress(line, map(GONE.__ne__, states)))
 
 
 class Round:

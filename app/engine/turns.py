@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from itertools import filterfalse
+
 from .actions import Action, DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
 from .frozen import Frozen
 from .state import (
@@ -342,7 +344,7 @@ class Turns:
             seating = rnd.seating
             start = seating.index(player_id)
             order = seating[start + 1 :] + seating[:start]
-            rnd.last_turns = [p for p in order if p not in self.forfeited]
+            rnd.last_turns = list(filterfalse(self.forfeited.__contains__, order))
         else:
             rnd.last_turns.remove(player_id)
         if not rnd.last_turns:
