@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 from .actions import Action
-from .plays import Plays
+from .plays import _HANDLERS, Plays
 from .rounds import Rounds
 from .rules import RuleSet, check_player_count
 from .scoring import shared_ranks
@@ -31,7 +31,7 @@ from .state import (
     Round,
     _complete,
 )
-from .turns import _HANDLERS, Turns
+from .turns import Turns
 
 __all__ = [
     "DECK",

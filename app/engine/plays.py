@@ -10,9 +10,9 @@ same messages), then the move's handler."""
 
 from __future__ import annotations
 
-from .actions import Action, DiscardDrawn, Draw, KeepDrawn, TakeDiscard
+from .actions import Action, DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
 from .state import DOWN, GONE, PLAY
-from .turns import _HANDLERS
+from .turns import Turns
 
 
 class Plays:
@@ -83,4 +83,15 @@ _PLAYS = {
     TakeDiscard: Plays._play_take,
     KeepDrawn: Plays._play_keep,
     DiscardDrawn: Plays._play_discard,
+}
+
+
+# Each move's handler, once `_check` accepted it (apply, and play for the other moves).
+_HANDLERS = {
+    Reveal: Turns._reveal,
+    TakeDiscard: Turns._take_discard,
+    Draw: Turns._draw,
+    KeepDrawn: Turns._keep_drawn,
+    DiscardDrawn: Turns._discard_drawn,
+    Forfeit: Turns._forfeit,
 }

@@ -398,14 +398,3 @@ def _cell_actions(rows: int, cols: int) -> tuple[tuple[Action, ...], ...]:
             tuple(DiscardDrawn((r, c)) for r, c in cells),
         )
     return found
-
-
-# Each move's handler, once `_check` accepted it (apply; Plays.play apart, see plays.py).
-_HANDLERS = {
-    Reveal: Turns._reveal,
-    TakeDiscard: Turns._take_discard,
-    Draw: Turns._draw,
-    KeepDrawn: Turns._keep_drawn,
-    DiscardDrawn: Turns._discard_drawn,
-    Forfeit: Turns._forfeit,
-}
