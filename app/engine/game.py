@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import random
 
-from .actions import Action, DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
+from .actions import Action
+from .plays import _HANDLERS, Plays
 from .rounds import Rounds
 from .rules import RuleSet, check_player_count
 from .scoring import shared_ranks
@@ -51,7 +52,7 @@ __all__ = [
 ]
 
 
-class Game(Turns, Rounds):
+class Game(Plays, Turns, Rounds):
     """A whole game: rounds until a total reaches the end score, or too few remain."""
 
     def __init__(
@@ -117,12 +118,6 @@ class Game(Turns, Rounds):
         _HANDLERS[type(action)](self, player_id, action)
         return self.rounds[-1].log[start:]
 
-    def play(self, player_id: str, action: Action) -> None:
-        """`apply` for callers that do not read the events (bot games): the same checks
-        and changes, without copying the events out."""
-        self._check(player_id, action)
-        _HANDLERS[type(action)](self, player_id, action)
-
     # ----- results -------------------------------------------------------------------
     def ranking(self) -> list[dict]:
         """Best first; equal totals share a rank; forfeited players share the last rank,
@@ -167,13 +162,3 @@ class Game(Turns, Rounds):
         game.game_seating = data["game_seating"]
         game.rounds = [Round.from_dict(rules, r) for r in data["rounds"]]
         return game
-
-
-_HANDLERS = {
-    Reveal: Game._reveal,
-    TakeDiscard: Game._take_discard,
-    Draw: Game._draw,
-    KeepDrawn: Game._keep_drawn,
-    DiscardDrawn: Game._discard_drawn,
-    Forfeit: Game._forfeit,
-}

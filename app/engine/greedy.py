@@ -4,6 +4,7 @@ the deck's mean; avoids ending a round it would likely be penalised for."""
 from __future__ import annotations
 
 import random
+from itertools import compress, filterfalse
 from operator import itemgetter
 
 from .actions import Action
@@ -26,15 +27,6 @@ def _best_place(cells, targets, x: int, lines, mean: float) -> tuple[int, float]
     """Which of the `targets` (cells a face-up `x` may replace, in grid order) gains
     most for this grid: (index, points gained); the first such cell on a tie."""
     if x not in cells:  # no clear possible (it needs another card of the same value)
-        if len(targets) == len(cells):  # _most_worth's usual case, without the call
-            top = max(cells)  # the highest face-up card (the markers are lower than any)
-            if mean >= top and HIDDEN in cells:
-                hidden = cells.index(HIDDEN)
-                if mean > top:
-                    return hidden, mean - x
-                first = min(hidden, cells.index(top))
-                return first, (cells[first] if first != hidden else mean) - x
-            return cells.index(top), top - x
         if not targets:
             return -1, -1e9
         i, worth = _most_worth(cells, targets, mean)
@@ -48,7 +40,7 @@ def _best_place(cells, targets, x: int, lines, mean: float) -> tuple[int, float]
         return best_i, best_worth - x
     best_gain = best_worth - x
     if bonus.get(best_i, 0) < 0:  # its clear costs: the best other cell may do better
-        others = [i for i in targets if i not in bonus]
+        others = list(filterfalse(bonus.__contains__, targets))
         best_i, best_gain = -1, -1e9  # (unless every target clears something)
         if others:
             best_i, best_worth = _most_worth(cells, others, mean)
@@ -71,12 +63,17 @@ def _bonuses(cells, x: int, lines) -> dict[int, int]:
         if not xs:
             continue
         rest = len(got) - xs - got.count(CLEARED)
+        # (No comprehension here, nor in other functions a bot calls each move: one
+        # that reads a local makes a cell object for it on every call.)
         if rest == 1:  # x on the one other card completes the line
             removed = (xs + 1) * x
-            hits = [i for i, v in zip(line, got, strict=True) if v != x and v != CLEARED]
+            for i, v in zip(line, got, strict=True):
+                if v != x and v != CLEARED:
+                    hits = (i,)
+                    break
         elif rest == 0 and xs > 1:  # x on an x: the others are x (no grid in play)
             removed = xs * x
-            hits = [i for i, v in zip(line, got, strict=True) if v == x]
+            hits = compress(line, map(x.__eq__, got))
         else:
             continue
         for i in hits:
@@ -99,16 +96,23 @@ _GETTERS: dict[int, tuple] = {}
 
 def _most_worth(cells, targets: list[int], mean: float) -> tuple[int, float]:
     """The first of `targets` worth most (a face-down card is worth `mean`) and its
-    worth: the same for any card that clears nothing."""
+    worth: the same for any card that clears nothing. `cells`: a tuple (read-only)."""
     if len(targets) == len(cells):  # every cell, in order: found in C, no worth read
+        global _LAST_MOST
+        if _LAST_MOST[0] is cells and _LAST_MOST[1] == mean:
+            return _LAST_MOST[2]  # the same grid again (once the card is drawn)
         top = max(cells)  # the highest face-up card (the markers are lower than any)
         if HIDDEN in cells and mean >= top:
             hidden = cells.index(HIDDEN)
             if mean > top:
-                return hidden, mean
-            first = min(hidden, cells.index(top))
-            return first, cells[first] if first != hidden else mean
-        return cells.index(top), top
+                found = hidden, mean
+            else:
+                first = min(hidden, cells.index(top))
+                found = first, cells[first] if first != hidden else mean
+        else:
+            found = cells.index(top), top
+        _LAST_MOST = cells, mean, found  # (kept alive here: its id stays its own)
+        return found
     worth = _worth(cells, mean)
     best = max(targets, key=worth.__getitem__)
     return best, worth[best]
@@ -129,6 +133,9 @@ def _worth(cells, mean: float) -> tuple[float, ...]:
     return worth
 
 
+# The last grid whose every cell was a target, by identity, its mean and its answer:
+# a bot asks it before drawing and again once the card is drawn.
+_LAST_MOST: tuple = ((), 0.0, (-1, 0.0))
 _WORTH: dict[int, tuple] = {}
 _HIDDEN_WORTH = {HIDDEN: MEAN_CARD}
 
@@ -140,30 +147,27 @@ def greedy_bot(view: dict, rng: random.Random) -> Action:
 def greedy_play(sight, rng: random.Random) -> Action:
     """The greedy move of `sight`'s player: `sight` is a Sight (read in place from the
     game) or a ViewSight (read from a view); both show only what that player may see."""
-    kind = sight.stage()
-    mine = sight.grid(sight.me) if kind is not None else None
+    kind, mine, card = sight.turn()
     if kind == "take":  # the usual cases first: a bot answers some 400 times a game
         cells = mine.cells
-        top = sight.discard_top()
-        i, gain = _best_place(cells, mine.kept, top, sight.lines, MEAN_CARD)
+        i, gain = _best_place(cells, mine.kept, card, sight.lines, MEAN_CARD)
         if gain >= GREEDY_TAKE and not (
             cells[i] == HIDDEN
             and cells.count(HIDDEN) == 1
-            and _greedy_fears_end(sight, cells, i, top)
+            and _greedy_fears_end(sight, cells, i, card)
         ):
             return sight.choices.take[i]
         return sight.choices.draw
     if kind == "drawn":
-        return _drawn_play(sight, mine, rng)
+        return _drawn_play(sight, mine, card, rng)
     if kind == "setup":
         return _reveal_spread(mine.cells, mine.down, sight.rules.cols, rng)
     raise ValueError("the viewer has no move to make")
 
 
-def _drawn_play(sight, mine, rng: random.Random) -> Action:
-    """Keep the drawn card where it gains most, or discard it and turn a card."""
+def _drawn_play(sight, mine, drawn: int, rng: random.Random) -> Action:
+    """Keep the `drawn` card where it gains most, or discard it and turn a card."""
     cells = mine.cells
-    drawn = sight.drawn()
     lines = sight.lines
     i, gain = _best_place(cells, mine.kept, drawn, lines, MEAN_CARD)
     choices = sight.choices
@@ -204,5 +208,8 @@ def _greedy_fears_end(sight, cells: list[int], last: int, value: float) -> bool:
     mine = _estimate(cells, MEAN_CARD) - MEAN_CARD + value
     if mine <= 0:
         return False
-    best_other = min(_estimate(sight.cells(p), MEAN_CARD) for p in sight.opponents())
-    return mine >= best_other
+    for p in sight.opponents():
+        if mine < _estimate(sight.cells(p), MEAN_CARD):
+            continue
+        return True  # as mine >= the least of them
+    return False

@@ -9,6 +9,7 @@ from .state import (
     DECK,
     DOWN,
     GAME_OVER,
+    GONE,
     PLAY,
     ROUND_OVER,
     SCORING,
@@ -72,8 +73,10 @@ class Rounds:
 
     def _maybe_finish_setup(self) -> None:
         rnd = self.rounds[-1]
-        if any(rnd.setup_left.get(p, 0) > 0 for p in rnd.seating if p not in self.forfeited):
-            return
+        left, forfeited = rnd.setup_left, self.forfeited
+        for p in rnd.seating:  # (a loop: runs after every first flip)
+            if left.get(p, 0) > 0 and p not in forfeited:
+                return
         rnd.starter = self._choose_starter()
         rnd.turn = rnd.starter
         self.phase = PLAY
@@ -132,9 +135,7 @@ class Rounds:
         playing = [p for p in rnd.seating if p not in self.forfeited]
         for p in playing:
             grid = rnd.grids[p]
-            flipped = [i for i, s in enumerate(grid.state) if s == DOWN]
-            for i in flipped:
-                grid.state[i] = UP
+            grid.state[:] = map(_TURNED_OVER.__getitem__, grid.state)
             self._clear(p)
         raw = {p: rnd.grids[p].score() for p in playing}
         ender = rnd.ender
@@ -153,6 +154,10 @@ class Rounds:
             self.phase = GAME_OVER
         else:
             self.phase = ROUND_OVER
+
+
+# A cell's state once every card is turned over, by its state now.
+_TURNED_OVER = {DOWN: UP, UP: UP, GONE: GONE}
 
 
 def _rows_of(values: list[int], cols: int) -> list[list[int]]:

@@ -107,6 +107,24 @@ class Sight:
             return "take" if rnd.drawn is None else "drawn"
         return game.stage(self.me)
 
+    def turn(self) -> tuple[str | None, _Read | None, int | None]:
+        """(my stage, my grid read, the card I would place): the one question a bot
+        asks before each of its moves. The card is the discard's top when I take, my
+        drawn card once drawn, else None; no stage, no grid read."""
+        game = self._game
+        me = self.me
+        if game.phase != PLAY:
+            stage = game.stage(me)
+            return stage, self.grid(me) if stage is not None else None, None
+        rnd = game.rounds[-1]
+        if rnd.turn != me or me in game.forfeited:
+            return None, None, None
+        drawn = rnd.drawn
+        if drawn is not None:
+            return "drawn", self.grid(me), drawn
+        discard = rnd.discard
+        return "take", self.grid(me), discard[-1] if discard else None
+
     def grid(self, player: str) -> _Read:
         """`player`'s grid read: `cells` (flat codes: face-up values, else HIDDEN or
         CLEARED), `down` (face-down cells), `kept` (cells not cleared)."""
@@ -160,6 +178,13 @@ class ViewSight:
 
     def stage(self) -> str | None:
         return self._moves.stage
+
+    def turn(self) -> tuple[str | None, _ViewRead | None, int | None]:
+        stage = self._moves.stage
+        if stage is None:
+            return None, None, None
+        card = self.drawn() if stage == "drawn" else self.discard_top() if stage == "take" else None
+        return stage, self.grid(self.me), card
 
     def grid(self, player: str) -> _ViewRead:
         """The viewer's own grid as Sight.grid reads it (targets from the view's legal

@@ -3,8 +3,8 @@ the few rules that read one grid (clearing lines); `Game` (game.py) moves it on.
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass
+from itertools import compress
 
 from .rules import RuleSet
 
@@ -32,41 +32,52 @@ def shuffle_once(rng, cards: list) -> None:
 
     As random.shuffle (CPython 3.11) draws below i + 1 with getrandbits(k), k the bit
     length of i + 1, until below: each draw is the top k bits of the next 32-bit word,
-    and getrandbits(32 * n) lays n words out least significant first.
-    tests/engine/test_scenarios_setup.py compares the orders."""
-    steps = _STEPS.get(len(cards))
+    and getrandbits(32 * n) lays n words out least significant first. Up to 256 cards
+    k is at most 8: a draw is the word's top byte's top k bits, looked up in a table
+    (no shift, no new number per draw). tests/engine/test_scenarios_setup.py compares
+    the orders."""
+    size = len(cards)
+    if size > 256:  # (no deck is this large) draws of more than 8 bits
+        rng.shuffle(cards)
+        return
+    steps = _STEPS.get(size)
     if steps is None:
-        steps = _STEPS[len(cards)] = tuple(
-            (i, i + 1, 32 - (i + 1).bit_length()) for i in range(len(cards) - 1, 0, -1)
+        steps = _STEPS[size] = tuple(
+            (i, i + 1, _TOP_BITS[(i + 1).bit_length()]) for i in range(size - 1, 0, -1)
         )
     if not steps:
         return
-    # Every draw below i + 1 succeeds at least half the time: about 1.4 words a card.
-    count = 2 * len(steps) + 32
-    words = _words(rng, count)
+    # Every draw below i + 1 succeeds at least half the time: a deal uses some 220
+    # words (standard deviation 11); more are drawn when needed.
+    count = size + size // 2 + 32
+    tops = _tops(rng, count)
     dealt = cards[:]
     while True:
         at = 0
         try:
-            for i, n, shift in steps:
-                j = words[at] >> shift
+            for i, below, top_bits in steps:
+                j = top_bits[tops[at]]
                 at += 1
-                while j >= n:
-                    j = words[at] >> shift
+                while j >= below:
+                    j = top_bits[tops[at]]
                     at += 1
                 cards[i], cards[j] = cards[j], cards[i]
             return
-        except IndexError:  # more words needed than drawn (never seen): draw on, redo
+        except IndexError:  # more words needed than drawn (rare): draw on, redo
             cards[:] = dealt
-            words += _words(rng, count)
+            tops += _tops(rng, count)
 
 
-def _words(rng, count: int) -> tuple[int, ...]:
-    """The next `count` 32-bit words of `rng`, in the order it makes them."""
-    return struct.unpack(f"<{count}I", rng.getrandbits(32 * count).to_bytes(4 * count, "little"))
+def _tops(rng, count: int) -> list[int]:
+    """The top byte of each of the next `count` 32-bit words of `rng`, in the order it
+    makes them."""
+    return list(rng.getrandbits(32 * count).to_bytes(4 * count, "little")[3::4])
 
 
-_STEPS: dict[int, tuple[tuple[int, int, int], ...]] = {}
+# For k = 1..8: a byte's top k bits, by byte.
+_TOP_BITS = {k: tuple(b >> (8 - k) for b in range(256)) for k in range(1, 9)}
+
+_STEPS: dict[int, tuple[tuple[int, int, tuple[int, ...]], ...]] = {}
 
 
 class IllegalMove(Exception):
@@ -159,7 +170,7 @@ class Grid:
             return []
         for i in cells:
             state[i] = GONE
-        return [("column", col, [values[i] for i in cells])]
+        return [("column", col, list(map(values.__getitem__, cells)))]
 
     def to_dict(self) -> dict:
         return {"values": self.values, "state": self.state}
@@ -194,7 +205,8 @@ def _complete(line: range, values: list[int], state: list[int]) -> list[int] | N
         n += 1
     if n < 2:
         return None
-    return [i for i in line if state[i] != GONE]
+    # Picked in C: a comprehension reading `state` would make a cell on every call.
+    return list(compress(line, map(GONE.__ne__, states)))
 
 
 class Round:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from itertools import filterfalse
+
 from .actions import Action, DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
 from .frozen import Frozen
 from .state import (
@@ -163,14 +165,12 @@ class Turns:
     def _take_discard(self, player_id: str, action: TakeDiscard) -> None:
         rnd = self.rounds[-1]
         card = rnd.discard.pop()
-        move = {"player": player_id, "type": "take_discard", "row": action.row, "col": action.col}
-        self._replace(rnd, player_id, action.row, action.col, card, move, "take_discard")
+        self._replace(rnd, rnd.grids[player_id], player_id, action.row, action.col, card)
 
-    def _replace(self, rnd, player_id: str, row: int, col: int, card: int, move: dict, kind: str):
-        """The turns that put a card into the grid (of round `rnd`, the one in play):
-        the replaced card goes face up on the discard pile, lines clear, the turn ends."""
-        # The card goes face up at (row, col); the one it replaces, face up on the discard.
-        grid = rnd.grids[player_id]
+    def _replace(self, rnd, grid: Grid, player_id: str, row: int, col: int, card: int, kind=""):
+        """The turns that put a card into the grid (of round `rnd`, the one in play),
+        at a checked cell: the replaced card goes face up on the discard pile, lines
+        clear, the turn ends. `kind`: "keep_drawn" for a drawn card, else the discard's."""
         cols = grid.cols
         i = row * cols + col
         values = grid.values
@@ -179,7 +179,13 @@ class Turns:
         state = grid.state
         state[i] = UP
         rnd.discard.append(old)
-        rnd.moves.append(move)
+        if kind:
+            rnd.moves.append(
+                {"player": player_id, "type": "draw", "keep": True, "row": row, "col": col}
+            )
+        else:
+            kind = "take_discard"
+            rnd.moves.append({"player": player_id, "type": kind, "row": row, "col": col})
         rnd.log.append(
             Frozen(type=kind, player=player_id, row=row, col=col, value=card, replaced=old)
         )
@@ -188,7 +194,9 @@ class Turns:
         self._end_turn(rnd, state, player_id)
 
     def _draw(self, player_id: str, action: Draw) -> None:
-        rnd = self.rounds[-1]
+        self._draw_card(self.rounds[-1], player_id)
+
+    def _draw_card(self, rnd, player_id: str) -> None:
         if not rnd.draw_pile:
             self.reshuffle()
         rnd.drawn = rnd.draw_pile.pop()
@@ -221,21 +229,17 @@ class Turns:
     def _keep_drawn(self, player_id: str, action: KeepDrawn) -> None:
         rnd = self.rounds[-1]
         card, rnd.drawn = rnd.drawn, None
-        move = {
-            "player": player_id,
-            "type": "draw",
-            "keep": True,
-            "row": action.row,
-            "col": action.col,
-        }
-        self._replace(rnd, player_id, action.row, action.col, card, move, "keep_drawn")
+        grid = rnd.grids[player_id]
+        self._replace(rnd, grid, player_id, action.row, action.col, card, "keep_drawn")
 
     def _discard_drawn(self, player_id: str, action: DiscardDrawn) -> None:
         rnd = self.rounds[-1]
+        self._discard(rnd, rnd.grids[player_id], player_id, action.flip)
+
+    def _discard(self, rnd, grid: Grid, player_id: str, at: tuple[int, int] | None) -> None:
+        """The drawn card goes on the discard pile, the checked card `at` face up."""
         card, rnd.drawn = rnd.drawn, None
         rnd.discard.append(card)
-        at = action.flip
-        grid = rnd.grids[player_id]
         state = grid.state
         if at is None:
             rnd.moves.append({"player": player_id, "type": "draw", "keep": False, "flip": None})
@@ -340,7 +344,7 @@ class Turns:
             seating = rnd.seating
             start = seating.index(player_id)
             order = seating[start + 1 :] + seating[:start]
-            rnd.last_turns = [p for p in order if p not in self.forfeited]
+            rnd.last_turns = list(filterfalse(self.forfeited.__contains__, order))
         else:
             rnd.last_turns.remove(player_id)
         if not rnd.last_turns:

@@ -23,6 +23,7 @@ QUESTIONS = {
     "rules",
     "lines",
     "stage",
+    "turn",
     "choices",
     "grid",
     "cells",
@@ -51,6 +52,8 @@ def answers(sight: Sight, game: Game) -> dict:
     if sight.me in rnd.grids:
         mine = sight.grid(sight.me)
         out["mine"] = [list(mine.cells), list(mine.down), list(mine.kept)]
+    stage, mine, card = sight.turn()
+    out["turn"] = [stage, card, mine and [list(mine.cells), list(mine.down), list(mine.kept)]]
     return out
 
 
@@ -98,6 +101,9 @@ def check_against_view(game: Game) -> int:
         named = [offered(sight.choices, kind, i) for kind, ts in legal.targets.items() for i in ts]
         assert sorted(map(repr, named)) == sorted(map(repr, legal.actions))
         mine = sight.grid(p)
+        # The one question before a move: the stage, my grid, the card I would place.
+        card = {"take": sight.discard_top(), "drawn": sight.drawn()}.get(legal.stage)
+        assert sight.turn() == (legal.stage, mine if legal.stage else None, card)
         if legal.stage == "setup":
             assert mine.down == legal.of("reveal")
         elif legal.stage == "take":

@@ -1,0 +1,97 @@
+"""`Game.play`: a move checked and made in one step, for bot games. A part of `Game`
+(game.py), kept apart for length.
+
+Nearly every move of a bot game (some 400 a game) is made in play by the player whose
+turn it is. Such a move, when it is allowed, is made here at once: the round, the
+grid and the cell are read once, for the check and for the change. Anything else (a
+move another player makes, one outside play, one these checks do not accept) goes
+the way `apply` goes: `Turns._check` (the same refusals, in the same order, with the
+same messages), then the move's handler."""
+
+from __future__ import annotations
+
+from .actions import Action, DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
+from .state import DOWN, GONE, PLAY
+from .turns import Turns
+
+
+class Plays:
+    """`play` and its moves in turn (mixed into `Game`)."""
+
+    def play(self, player_id: str, action: Action) -> None:
+        """`apply` for callers that do not read the events (bot games): the same checks
+        and changes, without copying the events out."""
+        _PLAYS.get(type(action), Plays._checked)(self, player_id, action)
+
+    def _checked(self, player_id: str, action: Action) -> None:
+        self._check(player_id, action)
+        _HANDLERS[type(action)](self, player_id, action)
+
+    # Each move in turn, made once these checks (what _check accepts) pass.
+    def _play_draw(self, player_id: str, action: Draw) -> None:
+        if self.phase == PLAY:
+            rnd = self.rounds[-1]
+            if rnd.turn == player_id and rnd.drawn is None and player_id not in self.forfeited:
+                return self._draw_card(rnd, player_id)
+        self._checked(player_id, action)
+
+    def _play_take(self, player_id: str, action: TakeDiscard) -> None:
+        if self.phase == PLAY:
+            rnd = self.rounds[-1]
+            if rnd.turn == player_id and rnd.drawn is None and player_id not in self.forfeited:
+                grid = rnd.grids[player_id]
+                row, col, cols = action.row, action.col, grid.cols
+                on_grid = 0 <= row < grid.rows and 0 <= col < cols
+                if on_grid and grid.state[row * cols + col] != GONE:
+                    card = rnd.discard.pop()
+                    return self._replace(rnd, grid, player_id, row, col, card)
+        self._checked(player_id, action)
+
+    def _play_keep(self, player_id: str, action: KeepDrawn) -> None:
+        if self.phase == PLAY:
+            rnd = self.rounds[-1]
+            card = rnd.drawn
+            if rnd.turn == player_id and card is not None and player_id not in self.forfeited:
+                grid = rnd.grids[player_id]
+                row, col, cols = action.row, action.col, grid.cols
+                on_grid = 0 <= row < grid.rows and 0 <= col < cols
+                if on_grid and grid.state[row * cols + col] != GONE:
+                    rnd.drawn = None
+                    return self._replace(rnd, grid, player_id, row, col, card, "keep_drawn")
+        self._checked(player_id, action)
+
+    def _play_discard(self, player_id: str, action: DiscardDrawn) -> None:
+        if self.phase == PLAY:
+            rnd = self.rounds[-1]
+            if rnd.turn == player_id and rnd.drawn is not None and player_id not in self.forfeited:
+                grid = rnd.grids[player_id]
+                at = action.flip
+                if at is None:
+                    if DOWN not in grid.state:
+                        return self._discard(rnd, grid, player_id, None)
+                else:
+                    row, col = at
+                    cols = grid.cols
+                    on_grid = 0 <= row < grid.rows and 0 <= col < cols
+                    if on_grid and grid.state[row * cols + col] == DOWN:
+                        return self._discard(rnd, grid, player_id, at)
+        self._checked(player_id, action)
+
+
+_PLAYS = {
+    Draw: Plays._play_draw,
+    TakeDiscard: Plays._play_take,
+    KeepDrawn: Plays._play_keep,
+    DiscardDrawn: Plays._play_discard,
+}
+
+
+# Each move's handler, once `_check` accepted it (apply, and play for the other moves).
+_HANDLERS = {
+    Reveal: Turns._reveal,
+    TakeDiscard: Turns._take_discard,
+    Draw: Turns._draw,
+    KeepDrawn: Turns._keep_drawn,
+    DiscardDrawn: Turns._discard_drawn,
+    Forfeit: Turns._forfeit,
+}
