@@ -361,7 +361,7 @@ def init_app(app) -> None:
     # No connection is opened before a request: its first query opens one (Peewee's
     # autoconnect), and most requests at a table make none before their change step
     # (the seat comes from the known snapshot), which gave it back again before queueing
-    # for the table (app.tables.store.release_connection) only to take one anew. On
+    # for the table (app.tables.rows.release_connection) only to take one anew. On
     # PostgreSQL each statement or transaction checks one out for itself (app.pool).
     @app.teardown_request
     def _close(exc):

@@ -25,7 +25,7 @@ from playhouse.postgres_ext import PooledPsycopg3Database
 
 class Conflict(Exception):
     """A change made on the newest snapshot this process knew found the table at
-    another version (app.tables.store.VERSION_GUARD): it is rolled back, to be made
+    another version (app.tables.rows.VERSION_GUARD): it is rolled back, to be made
     again on the row as locked and read."""
 
 

@@ -1,6 +1,6 @@
 """A change on PostgreSQL starts from the newest snapshot its process knows (no row
 read), and is made again on the locked row when another process changed the table
-first (app.tables.step.change, app.tables.store.VERSION_GUARD)."""
+first (app.tables.step.change, app.tables.rows.VERSION_GUARD)."""
 
 from __future__ import annotations
 
