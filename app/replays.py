@@ -16,7 +16,8 @@ from flask_babel import gettext as _
 
 from .engine import DOWN, GONE, RecordError
 from .engine.record import FORMAT, replay_steps
-from .web.presenter import card_tone, log_line, round_result
+from .web.outcome import log_line, round_result
+from .web.presenter import card_tone
 
 MAX_BYTES = 1_000_000  # the longest real games are a few tens of KB
 

@@ -21,6 +21,7 @@ from ..i18n import ngettext
 from ..models import Seat
 from ..tables import Snapshot
 from .fragments import card_html, card_tone, cells, grid_html, my_grid_html, opponent_html
+from .outcome import a, log_line, ranking, round_result
 
 __all__ = [  # the fragments' builders too: the pages and the replays take them from here
     "Shared",
@@ -35,12 +36,6 @@ __all__ = [  # the fragments' builders too: the pages and the replays take them 
 ]
 
 MODES = ("take", "flip")
-
-
-def a(value) -> str:
-    """'a 7', 'an 8', 'an 11': the article a card value takes when read aloud (in the
-    current language: 'un 7', 'eine 7')."""
-    return i18n.card(value)
 
 
 def face_up(grid: list[list[dict]]) -> int:
@@ -325,78 +320,3 @@ def banner(v, names, my_id, my_turn, setup_left, drawn, mode) -> dict:
     else:
         doing = _("%(name)s is playing.", name=turn)
     return {"tone": "last" if last else "wait", "text": prefix + doing}
-
-
-def log_line(event: dict, names: dict) -> str | None:
-    who = names.get(event.get("player"), "")
-    kind = event["type"]
-    if kind == "take_discard":
-        return _("%(name)s took the %(card)s from the discard pile", name=who, card=event["value"])
-    if kind == "keep_drawn":
-        return _("%(name)s drew and kept %(card)s", name=who, card=a(event["value"]))
-    if kind == "discard_drawn":
-        flip = event["flip"]
-        if flip:
-            return _(
-                "%(name)s discarded %(card)s and turned over %(other)s",
-                name=who,
-                card=a(event["value"]),
-                other=a(flip["value"]),
-            )
-        return _("%(name)s discarded %(card)s", name=who, card=a(event["value"]))
-    if kind == "clear":
-        if event["line"] == "row":
-            return _("%(name)s: Row of %(card)ss cleared", name=who, card=event["value"])
-        return _("%(name)s: Column of %(card)ss cleared", name=who, card=event["value"])
-    if kind == "ended":
-        return _("%(name)s ended the round", name=who)
-    if kind == "reshuffle":
-        return _("The discard pile was shuffled into a new draw pile")
-    if kind == "forfeit":
-        return _("%(name)s left the game", name=who)
-    if kind == "reveal":
-        return _("%(name)s turned over %(card)s", name=who, card=a(event["value"]))
-    return None
-
-
-def round_result(game, result: dict, names: dict, my_id) -> dict:
-    rows = []
-    ender = result["ender"]
-    for pid in result["raw"]:
-        rows.append(
-            {
-                "name": names[pid],
-                "is_me": pid == my_id,
-                "raw": result["raw"][pid],
-                "score": result["scores"][pid],
-                "total": result["totals"][pid] if result["totals"] else None,
-                "ender": pid == ender,
-                "penalised": result["scores"][pid] != result["raw"][pid],
-            }
-        )
-    rows.sort(key=lambda r: r["score"])
-    penalty_note = None
-    if ender in result["raw"] and result["scores"][ender] != result["raw"][ender]:
-        penalty_note = _(
-            "%(name)s ended the round without the strictly lowest score: "
-            "%(raw)s became %(score)s (%(penalty)s).",
-            name=names[ender],
-            raw=result["raw"][ender],
-            score=result["scores"][ender],
-            penalty=i18n.describe_penalty(game.rules.penalty),
-        )
-    return {"rows": rows, "penalty_note": penalty_note, "ender": names.get(ender)}
-
-
-def ranking(v, names, my_id) -> list[dict]:
-    forfeited = {p["id"] for p in v["players"] if p["forfeited"]}
-    return [
-        {
-            "rank": r["rank"],
-            "name": names[r["player"]],
-            "total": r["total"],
-            "is_me": r["player"] == my_id,
-            "forfeited": r["player"] in forfeited,
-        }
-        for r in v["ranking"]
-    ]
