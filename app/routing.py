@@ -3,7 +3,7 @@
 Werkzeug's `StateMachineMatcher.match` walks its states with a recursive inner function
 that refers to itself through its closure: every match leaves a cycle (the function, its
 cells, the set of allowed methods) that only the garbage collector frees, and such
-garbage is what makes the collector run (README, "No periodic latency bursts"). This is
+garbage is what makes the collector run (docs/figures.md, "No periodic latency bursts"). This is
 the same walk (Werkzeug 3.1's, rule for rule) as a method, which leaves nothing behind.
 """
 

@@ -14,7 +14,7 @@ Plays the expert in seat p1 against `--against` bots on the games `--seed`-0, -1
 and 1 if p1 won (rank 1, shared or not), else 0, as each game ends (a run stopped early
 keeps what it played). `--compare` pairs two such files game by game: a variant changes
 only some games' outcomes, so the games won by one and lost by the other say more than
-two win rates (README, "Engine and bots": a 400-game win rate has about ±2.4 points of
+two win rates (docs/figures.md, "Engine and bots": a 400-game win rate has about ±2.4 points of
 noise). Screen on seeds other than the evaluation's (`eval`).
 """
 

@@ -19,7 +19,7 @@ the strong bot. Every rule option is covered by the fast model (columns, rows, e
 penalty, any grid); the look-ahead is skipped, keeping the strong mind's move, when
 what is seen cannot be a deck. Once a round is stalling (as for every bot: far longer
 than usual) each of its turns turns one of its face-down cards, so that a table of
-experts that all wait still ends the round. Measured figures: README, "Figures".
+experts that all wait still ends the round. Measured figures: docs/figures.md.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ from .lookahead import (
 )
 
 # The strong bot's constants, four of them tuned for the expert by screens of 400 games
-# against three greedy bots on fixed seeds (common random numbers; README, "Engine and
+# against three greedy bots on fixed seeds (common random numbers; docs/figures.md, "Engine and
 # bots"): turning a card is worth more (a mid card is discarded rather than kept on a
 # face-down cell), opponents gain more on a last turn and ending is worth less (it ends
 # rounds only when clearly lowest), and the card left on the discard pile is not weighed

@@ -1,6 +1,6 @@
 """A request leaves no cyclic garbage: garbage that only the collector frees is what
 makes it run, and each of its collections holds every request and push of the worker
-(README, "No periodic latency bursts"). Requests are made through the WSGI app itself:
+(docs/figures.md, "No periodic latency bursts"). Requests are made through the WSGI app itself:
 Werkzeug's test client ties its own request into a cycle."""
 
 from __future__ import annotations

@@ -201,7 +201,7 @@ def gc_state():
 
 def test_a_worker_collects_its_young_generations_often_and_the_oldest_rarely(gc_state, monkeypatch):
     """The middle generation is collected every 5 young collections, so that it holds
-    little when it is (README, "No periodic latency bursts")."""
+    little when it is (docs/figures.md, "No periodic latency bursts")."""
     import gc
 
     from app.serving import GC_THRESHOLDS, PauseLog, tune_gc
