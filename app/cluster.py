@@ -83,21 +83,46 @@ class SharedPresence:
         # for the push that follows): the seat was already present, and stays so.
         with self._lock:
             written = self._seen_written.get(code, {}).get(seat_id)
+            kept = self._present_in_read(code, seat_id)
         if written is not None and until <= written + SEEN_SLACK:
             return
-        if self._write(code, lambda: self.broker.seen(code, seat_id, until)):
+        # A seat present in this process's read stays present: a later "seen until"
+        # changes no mark and no timer, so the read is kept with the new time instead of
+        # dropped (a request from a player whose socket is in another process would
+        # otherwise cost the table's next push a Redis read).
+        write = lambda: self.broker.seen(code, seat_id, until)  # noqa: E731
+        if self._write(code, write, drop=not kept):
             with self._lock:
                 if len(self._seen_written) >= 20_000:
                     self._seen_written.clear()  # forgetting only costs a write
                 self._seen_written.setdefault(code, {})[seat_id] = until
+                if kept:
+                    self._extend_read(code, seat_id, until)
+
+    def _present_in_read(self, code: str, seat_id: int) -> bool:
+        """Under the lock: this process's fresh read shows the seat present now."""
+        hit = self._cache.get(code)
+        if hit is None or time.monotonic() - hit[0] >= self.CACHE_SECONDS:
+            return False
+        now = time.time()
+        return hit[1].get(seat_id, 0.0) > now or hit[2].get(seat_id, 0.0) > now
+
+    def _extend_read(self, code: str, seat_id: int, until: float) -> None:
+        """Under the lock: the read, if still kept, with the seat seen until `until` (a
+        new dict: a caller may be reading the old one)."""
+        hit = self._cache.get(code)
+        if hit is not None:
+            seen = {**hit[2], seat_id: max(hit[2].get(seat_id, 0.0), until)}
+            self._cache[code] = (hit[0], hit[1], seen)
 
     def forget(self, code: str) -> None:
         with self._lock:
             self._seen_written.pop(code, None)
         self._write(code, lambda: self.broker.forget(code))
 
-    def _write(self, code: str, fn) -> bool:
-        self._drop(code)
+    def _write(self, code: str, fn, drop: bool = True) -> bool:
+        if drop:
+            self._drop(code)
         if self.broker.down():
             return False  # the heartbeat writes this process's sockets again once it is back
         try:

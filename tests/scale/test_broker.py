@@ -273,3 +273,26 @@ def test_more_callers_than_pooled_connections_wait_their_turn(redis_prefix, monk
     assert failures == []
     assert len(b.table_presence("POOLED")[1]) == 40
     b.stop()
+
+
+def test_a_request_of_a_seat_already_present_keeps_the_read_of_presence(pair):
+    a, b = pair
+    on_a, on_b = shared_presence(a), shared_presence(b)
+    reads = []
+    table_presence = b.table_presence
+    b.table_presence = lambda code: reads.append(code) or table_presence(code)
+    on_a.opened("ABCDEF", 5)  # seat 5's socket is in A, its requests come to B
+    on_b.touch("ABCDEF", 6)
+    assert on_b.present("ABCDEF") == {5, 6}
+    reads.clear()
+    # Seat 5's request (and seat 6's, later): both are present in B's read, so B
+    # writes the time without reading Redis again, and its read has the time.
+    on_b.touch("ABCDEF", 5)
+    later = time.time() + 90
+    on_b.seen("ABCDEF", 6, later)
+    assert on_b.present("ABCDEF") == {5, 6} and reads == []
+    assert on_b.absent_from("ABCDEF", 6) == pytest.approx(later, abs=0.01)
+    assert a.table_presence("ABCDEF")[1][6] == pytest.approx(later, abs=0.01)  # in Redis
+    # A seat missing from the read (coming back) is a change: the read is dropped.
+    on_b.touch("ABCDEF", 7)
+    assert on_b.present("ABCDEF") == {5, 6, 7} and reads == ["ABCDEF"]
