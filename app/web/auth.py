@@ -33,6 +33,11 @@ bp = Blueprint("auth", __name__)
 login_manager = LoginManager()
 login_manager.login_view = "auth.signin"
 login_manager.login_message = None  # the sign-in page says why, from `next`
+# No "fresh login" is ever asked for, and flask-login's default protection ("basic")
+# only marks a session not fresh: for a guest it did so on the browser's second request
+# (its service worker's script, say), answering with the session cookie as it stood.
+# Arriving after the answer that seated the player, that cookie took the seat away.
+login_manager.session_protection = None
 
 
 class Account(UserMixin):

@@ -87,3 +87,21 @@ def test_an_unchanged_session_sends_no_cookie_but_varies_on_it(app, browser):
     # A changed session is sent (Flask's own path): a second table's seat.
     other = ann.post("/tables", {"name": "Ann"})
     assert other.status_code == 303 and "session=" in other.headers["Set-Cookie"]
+
+
+def test_a_late_answer_to_an_earlier_request_does_not_undo_a_seat(app, browser):
+    # The home page's cookie, then the page's other requests (its service worker's
+    # script, the offline page it caches, a missing icon) answered after the table was
+    # created: none may set the cookie back to the home page's, which had no seat.
+    ann = browser()
+    home = ann.client.get("/")
+    assert "session=" in home.headers["Set-Cookie"]
+    before = cookie_of(ann)
+    code = ann.create("Ann")
+    seated_cookie = cookie_of(ann)
+    for path in ("/sw.js", "/offline", "/rules", "/favicon.ico", "/"):
+        ann.client.set_cookie("session", before)  # sent before the seat was taken
+        late = ann.client.get(path)
+        assert "session=" not in late.headers.get("Set-Cookie", ""), path
+    ann.client.set_cookie("session", seated_cookie)
+    assert seated(ann, code)
