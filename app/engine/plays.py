@@ -10,7 +10,10 @@ same messages), then the move's handler."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .actions import Action, DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
+from .events import _DRAW_EVENTS, draw_event
 from .state import DOWN, GONE, PLAY
 from .turns import Turns
 
@@ -32,7 +35,12 @@ class Plays:
         if self.phase == PLAY:
             rnd = self.rounds[-1]
             if rnd.turn == player_id and rnd.drawn is None and player_id not in self.forfeited:
-                return self._draw_card(rnd, player_id)
+                # _draw_card, written out (half the moves are draws).
+                if not rnd.draw_pile:
+                    self.reshuffle()
+                rnd.drawn = rnd.draw_pile.pop()
+                rnd.log.append(_DRAW_EVENTS.get(player_id) or draw_event(player_id))
+                return
         self._checked(player_id, action)
 
     def _play_take(self, player_id: str, action: TakeDiscard) -> None:
@@ -86,8 +94,15 @@ _PLAYS = {
 }
 
 
+def move_maker(kind: type) -> Callable[[Plays, str, Action], None]:
+    """What `Game.play` makes a move of type `kind` with, called as (game, player id,
+    action): a caller making many moves (a bot game) looks it up once per type and
+    calls it, one call fewer per move."""
+    return _PLAYS.get(kind, Plays._checked)
+
+
 # Each move's handler, once `_check` accepted it (apply, and play for the other moves).
-_HANDLERS = {
+_HANDLERS: dict[type, Callable] = {
     Reveal: Turns._reveal,
     TakeDiscard: Turns._take_discard,
     Draw: Turns._draw,
@@ -95,3 +110,5 @@ _HANDLERS = {
     DiscardDrawn: Turns._discard_drawn,
     Forfeit: Turns._forfeit,
 }
+
+MOVE_KINDS = tuple(_HANDLERS)  # every kind of move, for move_maker
