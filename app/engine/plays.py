@@ -2,11 +2,11 @@
 (game.py), kept apart for length.
 
 Nearly every move of a bot game (some 400 a game) is made in play by the player whose
-turn it is. Such a move, when it is allowed, is made here at once: the round, the
-grid and the cell are read once, for the check and for the change. Anything else (a
-move another player makes, one outside play, one these checks do not accept) goes
-the way `apply` goes: `Turns._check` (the same refusals, in the same order, with the
-same messages), then the move's handler."""
+turn it is, or is a first card turned at setup. Such a move, when it is allowed, is
+made here at once: the round, the grid and the cell are read once, for the check and
+for the change. Anything else (a move another player makes, one outside its phase,
+one these checks do not accept) goes the way `apply` goes: `Turns._check` (the
+same refusals, in the same order, with the same messages), then the move's handler."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from .actions import Action, DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
 from .events import _DRAW_EVENTS, draw_event
-from .state import DOWN, GONE, PLAY
+from .state import DOWN, GONE, PLAY, SETUP
 from .turns import Turns
 
 
@@ -68,6 +68,17 @@ class Plays:
                     return self._replace(rnd, grid, player_id, row, col, card, "keep_drawn")
         self._checked(player_id, action)
 
+    def _play_reveal(self, player_id: str, action: Reveal) -> None:
+        if self.phase == SETUP:
+            rnd = self.rounds[-1]
+            if rnd.setup_left.get(player_id, 0) > 0 and player_id not in self.forfeited:
+                grid = rnd.grids[player_id]
+                row, col, cols = action.row, action.col, grid.cols
+                on_grid = 0 <= row < grid.rows and 0 <= col < cols
+                if on_grid and grid.state[row * cols + col] == DOWN:
+                    return self._reveal(player_id, action)
+        self._checked(player_id, action)
+
     def _play_discard(self, player_id: str, action: DiscardDrawn) -> None:
         if self.phase == PLAY:
             rnd = self.rounds[-1]
@@ -87,6 +98,7 @@ class Plays:
 
 
 _PLAYS = {
+    Reveal: Plays._play_reveal,
     Draw: Plays._play_draw,
     TakeDiscard: Plays._play_take,
     KeepDrawn: Plays._play_keep,
