@@ -32,6 +32,7 @@ from .engine import (
     view,
 )
 from .engine.bots import BOTS, SIGHTED
+from .engine.plays import MOVE_KINDS, move_maker
 from .engine.rules import check_player_count
 from .engine.sight import Sight
 
@@ -98,6 +99,8 @@ def _play(rules: RuleSet, bots: list[str], seed, game_id: str, max_turns: int) -
         for p in players
     }
     play = game.play
+    # Game.play's function for each kind of move, found once (not on every move).
+    makers = {kind: move_maker(kind) for kind in MOVE_KINDS}
     turns = 0
     while True:
         phase = game.phase
@@ -108,9 +111,10 @@ def _play(rules: RuleSet, bots: list[str], seed, game_id: str, max_turns: int) -
                 pid = rnd.turn
                 bot, sight = seats[pid]
                 action = bot(sight or view(game, pid), rng)
-                play(pid, action)
+                kind = type(action)
+                makers[kind](game, pid, action)
                 phase = game.phase
-                if type(action) is not Draw:
+                if kind is not Draw:
                     turns += 1
                     if turns >= max_turns:
                         return game

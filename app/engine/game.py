@@ -107,7 +107,7 @@ class Game(Plays, Turns, Rounds):
     def _rng(self, *parts) -> random.Random:
         # One stream per purpose, all derived from the game's seed: no hidden RNG state
         # to store, and a record replays without it.
-        return random.Random(":".join(str(p) for p in (self.seed, *parts)))
+        return random.Random(":".join(map(str, (self.seed, *parts))))
 
     def apply(self, player_id: str, action: Action) -> list[dict]:
         """Apply one move, or raise IllegalMove and change nothing.

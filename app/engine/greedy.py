@@ -102,7 +102,8 @@ def _most_worth(cells, targets: list[int], mean: float) -> tuple[int, float]:
         if _LAST_MOST[0] is cells and _LAST_MOST[1] == mean:
             return _LAST_MOST[2]  # the same grid again (once the card is drawn)
         top = max(cells)  # the highest face-up card (the markers are lower than any)
-        if HIDDEN in cells and mean >= top:
+        # (The mean first: a face-up card above it, the usual case, spares a search.)
+        if mean >= top and HIDDEN in cells:
             hidden = cells.index(HIDDEN)
             if mean > top:
                 found = hidden, mean
@@ -150,7 +151,12 @@ def greedy_play(sight, rng: random.Random) -> Action:
     kind, mine, card = sight.turn()
     if kind == "take":  # the usual cases first: a bot answers some 400 times a game
         cells = mine.cells
-        i, gain = _best_place(cells, mine.kept, card, sight.lines, MEAN_CARD)
+        kept = mine.kept
+        if card in cells or not kept:  # (else no clear: _best_place's first case)
+            i, gain = _best_place(cells, kept, card, sight.lines, MEAN_CARD)
+        else:
+            i, gain = _most_worth(cells, kept, MEAN_CARD)
+            gain -= card
         if gain >= GREEDY_TAKE and not (
             cells[i] == HIDDEN
             and cells.count(HIDDEN) == 1
@@ -169,7 +175,12 @@ def _drawn_play(sight, mine, drawn: int, rng: random.Random) -> Action:
     """Keep the `drawn` card where it gains most, or discard it and turn a card."""
     cells = mine.cells
     lines = sight.lines
-    i, gain = _best_place(cells, mine.kept, drawn, lines, MEAN_CARD)
+    kept = mine.kept
+    if drawn in cells or not kept:  # (as in greedy_play)
+        i, gain = _best_place(cells, kept, drawn, lines, MEAN_CARD)
+    else:
+        i, gain = _most_worth(cells, kept, MEAN_CARD)
+        gain -= drawn
     choices = sight.choices
     flips = mine.down
     if flips[0] is None:  # nothing left to turn over

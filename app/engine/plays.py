@@ -2,16 +2,19 @@
 (game.py), kept apart for length.
 
 Nearly every move of a bot game (some 400 a game) is made in play by the player whose
-turn it is. Such a move, when it is allowed, is made here at once: the round, the
-grid and the cell are read once, for the check and for the change. Anything else (a
-move another player makes, one outside play, one these checks do not accept) goes
-the way `apply` goes: `Turns._check` (the same refusals, in the same order, with the
-same messages), then the move's handler."""
+turn it is, or is a first card turned at setup. Such a move, when it is allowed, is
+made here at once: the round, the grid and the cell are read once, for the check and
+for the change. Anything else (a move another player makes, one outside its phase,
+one these checks do not accept) goes the way `apply` goes: `Turns._check` (the
+same refusals, in the same order, with the same messages), then the move's handler."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .actions import Action, DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
-from .state import DOWN, GONE, PLAY
+from .events import _DRAW_EVENTS, draw_event
+from .state import DOWN, GONE, PLAY, SETUP
 from .turns import Turns
 
 
@@ -32,7 +35,12 @@ class Plays:
         if self.phase == PLAY:
             rnd = self.rounds[-1]
             if rnd.turn == player_id and rnd.drawn is None and player_id not in self.forfeited:
-                return self._draw_card(rnd, player_id)
+                # _draw_card, written out (half the moves are draws).
+                if not rnd.draw_pile:
+                    self.reshuffle()
+                rnd.drawn = rnd.draw_pile.pop()
+                rnd.log.append(_DRAW_EVENTS.get(player_id) or draw_event(player_id))
+                return
         self._checked(player_id, action)
 
     def _play_take(self, player_id: str, action: TakeDiscard) -> None:
@@ -60,6 +68,17 @@ class Plays:
                     return self._replace(rnd, grid, player_id, row, col, card, "keep_drawn")
         self._checked(player_id, action)
 
+    def _play_reveal(self, player_id: str, action: Reveal) -> None:
+        if self.phase == SETUP:
+            rnd = self.rounds[-1]
+            if rnd.setup_left.get(player_id, 0) > 0 and player_id not in self.forfeited:
+                grid = rnd.grids[player_id]
+                row, col, cols = action.row, action.col, grid.cols
+                on_grid = 0 <= row < grid.rows and 0 <= col < cols
+                if on_grid and grid.state[row * cols + col] == DOWN:
+                    return self._reveal(player_id, action)
+        self._checked(player_id, action)
+
     def _play_discard(self, player_id: str, action: DiscardDrawn) -> None:
         if self.phase == PLAY:
             rnd = self.rounds[-1]
@@ -79,6 +98,7 @@ class Plays:
 
 
 _PLAYS = {
+    Reveal: Plays._play_reveal,
     Draw: Plays._play_draw,
     TakeDiscard: Plays._play_take,
     KeepDrawn: Plays._play_keep,
@@ -86,8 +106,15 @@ _PLAYS = {
 }
 
 
+def move_maker(kind: type) -> Callable[[Plays, str, Action], None]:
+    """What `Game.play` makes a move of type `kind` with, called as (game, player id,
+    action): a caller making many moves (a bot game) looks it up once per type and
+    calls it, one call fewer per move."""
+    return _PLAYS.get(kind, Plays._checked)
+
+
 # Each move's handler, once `_check` accepted it (apply, and play for the other moves).
-_HANDLERS = {
+_HANDLERS: dict[type, Callable] = {
     Reveal: Turns._reveal,
     TakeDiscard: Turns._take_discard,
     Draw: Turns._draw,
@@ -95,3 +122,5 @@ _HANDLERS = {
     DiscardDrawn: Turns._discard_drawn,
     Forfeit: Turns._forfeit,
 }
+
+MOVE_KINDS = tuple(_HANDLERS)  # every kind of move, for move_maker

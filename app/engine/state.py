@@ -33,18 +33,16 @@ def shuffle_once(rng, cards: list) -> None:
     As random.shuffle (CPython 3.11) draws below i + 1 with getrandbits(k), k the bit
     length of i + 1, until below: each draw is the top k bits of the next 32-bit word,
     and getrandbits(32 * n) lays n words out least significant first. Up to 256 cards
-    k is at most 8: a draw is the word's top byte's top k bits, looked up in a table
-    (no shift, no new number per draw). tests/engine/test_scenarios_setup.py compares
-    the orders."""
+    k is at most 8: a draw is read from the word's top byte through a table per bound
+    (the draw, or None when not below it: drawn again). tests/engine/test_scenarios_setup.py
+    compares the orders."""
     size = len(cards)
     if size > 256:  # (no deck is this large) draws of more than 8 bits
         rng.shuffle(cards)
         return
     steps = _STEPS.get(size)
     if steps is None:
-        steps = _STEPS[size] = tuple(
-            (i, i + 1, _TOP_BITS[(i + 1).bit_length()]) for i in range(size - 1, 0, -1)
-        )
+        steps = _STEPS[size] = tuple((i, _picks(i + 1)) for i in range(size - 1, 0, -1))
     if not steps:
         return
     # Every draw below i + 1 succeeds at least half the time: a deal uses some 220
@@ -53,19 +51,20 @@ def shuffle_once(rng, cards: list) -> None:
     tops = _tops(rng, count)
     dealt = cards[:]
     while True:
-        at = 0
+        words = iter(tops)
+        i = 0
         try:
-            for i, below, top_bits in steps:
-                j = top_bits[tops[at]]
-                at += 1
-                while j >= below:
-                    j = top_bits[tops[at]]
-                    at += 1
+            for (i, picks), top in zip(steps, words, strict=False):
+                j = picks[top]
+                while j is None:
+                    j = picks[next(words)]
                 cards[i], cards[j] = cards[j], cards[i]
-            return
-        except IndexError:  # more words needed than drawn (rare): draw on, redo
-            cards[:] = dealt
-            tops += _tops(rng, count)
+            if i == 1:  # the last step made (else the words ran out first)
+                return
+        except StopIteration:  # the words ran out in a step
+            pass
+        cards[:] = dealt  # more words needed than drawn (rare): draw on, redo
+        tops += _tops(rng, count)
 
 
 def _tops(rng, count: int) -> list[int]:
@@ -74,10 +73,19 @@ def _tops(rng, count: int) -> list[int]:
     return list(rng.getrandbits(32 * count).to_bytes(4 * count, "little")[3::4])
 
 
-# For k = 1..8: a byte's top k bits, by byte.
-_TOP_BITS = {k: tuple(b >> (8 - k) for b in range(256)) for k in range(1, 9)}
+def _picks(below: int) -> tuple[int | None, ...]:
+    """For a draw below `below` (2 to 256), by a word's top byte: the draw (the byte's
+    top k bits, k the bit length of `below`), or None if it is not below."""
+    found = _PICKS.get(below)
+    if found is None:
+        shift = 8 - below.bit_length()
+        draws = [b >> shift for b in range(256)]
+        found = _PICKS[below] = tuple(j if j < below else None for j in draws)
+    return found
 
-_STEPS: dict[int, tuple[tuple[int, int, tuple[int, ...]], ...]] = {}
+
+_PICKS: dict[int, tuple[int | None, ...]] = {}
+_STEPS: dict[int, tuple[tuple[int, tuple[int | None, ...]], ...]] = {}
 
 
 class IllegalMove(Exception):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from itertools import filterfalse
 
 from .actions import Action, DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
+from .events import _DRAW_EVENTS, _flip_event, draw_event
 from .frozen import Frozen
 from .state import (
     DOWN,
@@ -189,9 +190,16 @@ class Turns:
         rnd.log.append(
             Frozen(type=kind, player=player_id, row=row, col=col, value=card, replaced=old)
         )
-        if _may_clear(state, cols, i, self.rules.clear_rows):
+        # _may_clear and _end_turn's usual case, written out: this runs on most turns.
+        if DOWN not in state[col::cols] or (
+            self.rules.clear_rows and DOWN not in state[i - col : i - col + cols]
+        ):
             self._clear(player_id, i)
-        self._end_turn(rnd, state, player_id)
+        if rnd.ender is None and DOWN in state and not self.forfeited:
+            seating = rnd.seating
+            rnd.turn = seating[(seating.index(player_id) + 1) % len(seating)]
+        else:
+            self._end_turn(rnd, state, player_id)
 
     def _draw(self, player_id: str, action: Draw) -> None:
         self._draw_card(self.rounds[-1], player_id)
@@ -200,13 +208,7 @@ class Turns:
         if not rnd.draw_pile:
             self.reshuffle()
         rnd.drawn = rnd.draw_pile.pop()
-        # The event shows no card: one read-only copy per player serves every draw.
-        event = _DRAW_EVENTS.get(player_id)
-        if event is None:
-            if len(_DRAW_EVENTS) >= 4096:
-                _DRAW_EVENTS.clear()
-            event = _DRAW_EVENTS[player_id] = Frozen(type="draw", player=player_id)
-        rnd.log.append(event)
+        rnd.log.append(_DRAW_EVENTS.get(player_id) or draw_event(player_id))
 
     def reshuffle(self, order: list[int] | None = None) -> None:
         """The discard pile except its top card becomes the draw pile.
@@ -255,8 +257,15 @@ class Turns:
                 {"player": player_id, "type": "draw", "keep": False, "flip": [row, col]}
             )
             rnd.log.append(Frozen(type="discard_drawn", player=player_id, value=card, flip=flip))
-            if _may_clear(state, cols, i, self.rules.clear_rows):
+            # _may_clear and _end_turn's usual case, written out (as in _replace).
+            if DOWN not in state[col::cols] or (
+                self.rules.clear_rows and DOWN not in state[i - col : i - col + cols]
+            ):
                 self._clear(player_id, i)
+            if rnd.ender is None and DOWN in state and not self.forfeited:
+                seating = rnd.seating
+                rnd.turn = seating[(seating.index(player_id) + 1) % len(seating)]
+                return
         self._end_turn(rnd, state, player_id)
 
     def _forfeit(self, player_id: str, action: Forfeit) -> None:
@@ -362,23 +371,6 @@ def _may_clear(state: list[int], cols: int, at: int, clear_rows: bool) -> bool:
         return True
     return clear_rows and DOWN not in state[at - col : at - col + cols]
 
-
-_DRAW_EVENTS: dict[str, Frozen] = {}
-
-
-def _flip_event(row: int, col: int, value: int) -> Frozen:
-    """The card turned over with a discard, as its event shows it: read-only, so one
-    copy per cell and card serves every game (a few hundred of them)."""
-    key = (row, col, value)
-    event = _FLIP_EVENTS.get(key)
-    if event is None:
-        if len(_FLIP_EVENTS) >= 4096:
-            _FLIP_EVENTS.clear()
-        event = _FLIP_EVENTS[key] = Frozen(row=row, col=col, value=value)
-    return event
-
-
-_FLIP_EVENTS: dict[tuple[int, int, int], Frozen] = {}
 
 # Moves are immutable: each one a player can make on a grid shape is made once.
 _DRAW = Draw()
