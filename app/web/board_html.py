@@ -226,8 +226,12 @@ def _build_forms(urls: dict, w: dict) -> dict[str, str]:
     from .reactions import choices  # reactions' views import the table's
 
     react = esc(urls["react"])
+    # The emoji as character references: one character beyond U+FFFF makes Python keep
+    # the whole board it is joined into at 4 bytes a character (every join, copy and the
+    # UTF-8 encoding of each push then works on 4 times the bytes); the page shows the same.
     buttons = "".join(
-        f'<button name="reaction" value="{key}" aria-label="{esc(label)}">{emoji}</button>'
+        f'<button name="reaction" value="{key}" aria-label="{esc(label)}">'
+        f"{emoji.encode('ascii', 'xmlcharrefreplace').decode()}</button>"
         for key, emoji, label in choices()
     )
     leave = esc(urls["leave"])
