@@ -25,14 +25,12 @@ from .fragments import esc, my_grid_html
 __all__ = ["hidden", "path_for", "table_html", "table_section", "words"]
 
 
-def words() -> dict[str, Markup]:
+def words() -> dict[str, str]:
     """The board's fixed phrases (and formats) in the current language, translated once
-    per catalog: every viewer of every push shows them."""
-    return i18n.per_catalog(_words, (), _marked_phrases)
-
-
-def _marked_phrases() -> dict[str, Markup]:
-    return {key: Markup(text) for key, text in _phrases().items()}
+    per catalog: every viewer of every push shows them. Trusted markup as plain strings:
+    a format is filled with numbers, or with values escaped where it is used (Markup's
+    `%` wraps and escapes each value in Python, seven times a move)."""
+    return i18n.per_catalog(_words, (), _phrases)
 
 
 _words: dict[tuple, tuple] = {}  # one entry per language
@@ -81,7 +79,11 @@ def _phrases() -> dict[str, str]:
 
 def hidden(csrf, version) -> Markup:
     """A form's CSRF token and the table version it acts on (a stale form is refused)."""
-    return Markup(
+    return Markup(_hidden(csrf, version))
+
+
+def _hidden(csrf, version) -> str:
+    return (
         f'<input type="hidden" name="csrf_token" value="{esc(csrf)}">'
         f'<input type="hidden" name="version" value="{esc(version)}">'
     )
@@ -196,7 +198,7 @@ def _common(ctx, b: dict, w: dict) -> dict[str, str]:
     countdown = ""
     if away:
         phrase = w["away_setup"] if away["setup"] else w["away_play"]
-        said_away = phrase % {"name": away["name"], "seconds": away["html"]}
+        said_away = phrase % {"name": esc(away["name"]), "seconds": away["html"]}
         countdown = f'<p class="countdown">{said_away}</p>'
     log = ""
     if b["log"]:
@@ -307,9 +309,11 @@ def _piles(p: dict, urls: dict, csrf, version, w: dict) -> str:
     move, show = esc(urls["move"]), esc(urls["show"])
     count, top, drawn = p["draw_count"], p["discard_top"], p["drawn"]
 
+    token = _hidden(csrf, version)
+
     def form(kind: str, button: str) -> str:
         return (
-            f'<form method="post" action="{move}" hx-post="{move}">{hidden(csrf, version)}'
+            f'<form method="post" action="{move}" hx-post="{move}">{token}'
             f'<input type="hidden" name="type" value="{kind}">{button}</form>'
         )
 

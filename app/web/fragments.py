@@ -18,9 +18,15 @@ from ..i18n import gettext as _
 
 def esc(value) -> str:
     """markupsafe's `escape`, as a plain `str` for a `str` (no Markup made: a board's
-    values are joined into larger strings, which is ~60 escapes per move); anything else
-    goes through `escape` (whose `__html__` is kept: Markup is not escaped twice)."""
-    return _escape_inner(value) if type(value) is str else escape(value)
+    values are joined into larger strings, which is ~60 escapes per move) or a number
+    (digits and a sign: nothing to escape); anything else goes through `escape` (whose
+    `__html__` is kept: Markup is not escaped twice)."""
+    kind = type(value)
+    if kind is str:
+        return _escape_inner(value)
+    if kind is int:
+        return str(value)
+    return escape(value)
 
 
 def card_tone(value: int) -> str:
