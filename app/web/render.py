@@ -247,9 +247,12 @@ PAGE_HEADER = "X-Skymo-Page"  # a table page's id, sent with its htmx requests
 def answered_page() -> tuple[str, str] | None:
     """(page id, CSRF token) of the page whose htmx request is being answered, if it
     sent its id: that page's own socket needs no push of the table it gets back."""
-    if not has_request_context() or not request.headers.get("HX-Request"):
+    if not has_request_context():
         return None
-    page = request.headers.get(PAGE_HEADER)
+    headers = request._get_current_object().headers  # not the proxy, twice
+    if not headers.get("HX-Request"):
+        return None
+    page = headers.get(PAGE_HEADER)
     return (page, csrf_token()) if page else None
 
 
