@@ -155,7 +155,8 @@ def remember(response):
     """After a ?lang= choice: the cookie, and the account's preference when signed in.
     A signed-in account without a preference adopts the one this browser remembers."""
     req = request._get_current_object()  # not the proxy: this runs after every request
-    if req.endpoint == "static" or req.headers.get("Upgrade", "").lower() == "websocket":
+    upgrade = req.environ.get("HTTP_UPGRADE", "")  # not headers.get: it raises when missing
+    if req.endpoint == "static" or upgrade.lower() == "websocket":
         return response  # an asset chooses nothing; a socket repeats its page's language
     chosen = chosen_now()
     if chosen is None and COOKIE not in req.cookies:

@@ -14,7 +14,7 @@ import flask_compress
 from flask import current_app, request, url_for
 from werkzeug.http import parse_accept_header
 
-from .sessions import vary_on
+from .sessions import header_value, vary_on
 
 # htmx answers (the partials every move and page link gets) are compressed at the
 # fastest level: on a move's answer (about 8 KB of HTML) Brotli's quality 6 took ~190 us
@@ -65,10 +65,12 @@ _CHOSEN: dict[tuple, str | None] = {}
 def _compress_answer(response, req) -> bool:
     """Compress an htmx answer at the answer levels; True if it was."""
     config = current_app.config
+    headers = response.headers
     if (
         not 200 <= response.status_code < 300
-        or "Content-Encoding" in response.headers
-        or "ETag" in response.headers  # Flask-Compress's, with its conditional answers
+        or header_value(headers, "content-encoding") is not None
+        # Flask-Compress's, with its conditional answers
+        or header_value(headers, "etag") is not None
         or response.mimetype not in config["COMPRESS_MIMETYPES"]
     ):
         return False

@@ -126,11 +126,11 @@ def shared_part(snap: Snapshot, present: set[int]) -> Shared:
     away = away_countdown(snap.table)  # the same for every viewer
     if snap.game is None:
         return _shared(snap, present, away, {})
-    from .reactions import reaction_slot  # reactions' views use this module
+    from .reactions import slots_html  # reactions' views use this module
 
     # Strings: kept with the shared part, a Markup is one more object for the garbage
     # collector to walk.
-    slots = {p.id: str(reaction_slot(snap.code, p.id)) for p in snap.game.players}
+    slots = slots_html(snap.code, [p.id for p in snap.game.players])
     t = i18n.catalog()
     # Everything the shared part is made of: the version (with the game's id) names
     # the table, its seats and game; the rest changes between versions (presence, the
