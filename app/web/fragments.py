@@ -163,10 +163,10 @@ def _card(t, r: int, c: int, state: str, value) -> dict:
 def my_grid_html(rows, label: str, move_url: str, version, csrf: str) -> str:
     """The viewer's own grid: one form whose pressable cards are its buttons (the
     pressed card says its position), or plain cards when none can be pressed."""
-    kind = next((c["action"]["type"] for row in rows for c in row if c["action"]), None)
+    kind = _pressed(rows)
     cols = len(rows[0])
     if kind is None:
-        cards = "".join(c["html"] for row in rows for c in row)
+        cards = "".join([c["html"] for row in rows for c in row])
         return (
             f'<div class="grid mine" role="group" aria-label="{esc(label)}" '
             f'style="--cols:{cols}">{cards}</div>'
@@ -191,3 +191,13 @@ def my_grid_html(rows, label: str, move_url: str, version, csrf: str) -> str:
         f'<input type="hidden" name="version" value="{esc(version)}">'
         f'<input type="hidden" name="type" value="{kind}">{"".join(parts)}</form>'
     )
+
+
+def _pressed(rows) -> str | None:
+    """The kind of move the viewer's pressable cards make, if any (plain loops: run for
+    every viewer of every push, where a generator costs a frame per card)."""
+    for row in rows:
+        for c in row:
+            if c["action"]:
+                return c["action"]["type"]
+    return None
