@@ -217,6 +217,7 @@ def render_push(
         by_locale: dict[str, list[Connection]] = {}
         for conn in conns:
             by_locale.setdefault(conn.locale, []).append(conn)
+        seats = {s.id: s for s in snap.seats}  # each socket's seat, looked up once
         # Each player reads their own language (two at one table may differ).
         for locale, group in by_locale.items():
             with i18n.speaking(locale):
@@ -226,7 +227,7 @@ def render_push(
                     app.update_template_context(base)  # the context processors' values
                     base["url_for"] = path_for  # links as a request renders them
                 for conn in group:
-                    me = snap.seat(conn.seat_id) if conn.seat_id else None
+                    me = seats.get(conn.seat_id) if conn.seat_id else None
                     ctx = table_context(snap, me, shared=shared, invite_url=invite, urls=urls)
                     ctx.update(base)
                     ctx["csrf"] = conn.csrf
