@@ -35,7 +35,11 @@ class JSONField(pw.TextField):
     def db_value(self, value):
         if value is None:
             return None
-        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+        try:
+            return orjson.dumps(value).decode()
+        except orjson.JSONEncodeError:  # a key that is not a string: the option for it
+            # costs a third more on every state written, which has none
+            return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
 
     def python_value(self, value):
         return None if value is None else orjson.loads(value)

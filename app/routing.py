@@ -122,11 +122,44 @@ class Matcher(StateMachineMatcher):
         return None
 
 
+# What Werkzeug's `bind_to_environ` reads of a request.
+BOUND_BY = (
+    "HTTP_HOST",
+    "SERVER_NAME",
+    "SERVER_PORT",
+    "wsgi.url_scheme",
+    "HTTP_CONNECTION",
+    "HTTP_UPGRADE",
+    "SCRIPT_NAME",
+    "PATH_INFO",
+    "REQUEST_METHOD",
+    "QUERY_STRING",
+)
+
+
 class Routes(Map):
-    """Flask's URL map, matching with `Matcher`."""
+    """Flask's URL map, matching with `Matcher`, its adapters remembered (`bind_to_environ`)."""
+
+    BOUND_SIZE = 4096
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         matcher = Matcher(self._matcher.merge_slashes)
         matcher._root = self._matcher._root  # the rules added so far, if any
         self._matcher = matcher
+        self._bound: dict[tuple, object] = {}
+
+    def bind_to_environ(self, environ, server_name=None, subdomain=None):
+        """Werkzeug's, remembered by what it reads of the request: every request binds
+        the map (its host, scheme, path and query parsed anew) and a table's players ask
+        for the same few addresses again and again. An adapter is only read once made
+        (matching, building URLs), so requests may share one."""
+        env = environ if isinstance(environ, dict) else environ.environ  # a Request
+        key = (server_name, subdomain, *map(env.get, BOUND_BY))
+        found = self._bound.get(key)
+        if found is None:
+            found = super().bind_to_environ(env, server_name, subdomain)
+            if len(self._bound) >= self.BOUND_SIZE:
+                self._bound.clear()
+            self._bound[key] = found
+        return found

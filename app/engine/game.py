@@ -139,7 +139,9 @@ class Game(Plays, Turns, Rounds):
         )
 
     # ----- serialisation -------------------------------------------------------------
-    def to_dict(self) -> dict:
+    def to_dict(self, first_round: int = 0) -> dict:
+        """The game as JSON-ready data; `first_round`: the rounds before it are left out
+        (a table row keeps only those not stored apart, and is written every move)."""
         return {
             "id": self.id,
             "seed": self.seed,
@@ -149,7 +151,7 @@ class Game(Plays, Turns, Rounds):
             "forfeited": self.forfeited,
             "phase": self.phase,
             "game_seating": self.game_seating,
-            "rounds": [r.to_dict() for r in self.rounds],
+            "rounds": [r.to_dict() for r in self.rounds[first_round:]],
         }
 
     @classmethod

@@ -72,10 +72,10 @@ def stored_state(game: Game | None, past: int) -> dict | None:
     finished game's are all in its row)."""
     if game is None:
         return None
-    state = game.to_dict()
-    if game.phase != GAME_OVER:
-        state["rounds"] = state["rounds"][past:]
-        state["past_rounds"] = past
+    if game.phase == GAME_OVER:
+        return game.to_dict()
+    state = game.to_dict(first_round=past)
+    state["past_rounds"] = past
     return state
 
 

@@ -14,7 +14,7 @@ import flask_compress
 from flask import current_app, request, url_for
 from werkzeug.http import parse_accept_header
 
-from .sessions import vary_on
+from .sessions import header_value, vary_on
 
 # htmx answers (the partials every move and page link gets) are compressed at the
 # fastest level: on a move's answer (about 8 KB of HTML) Brotli's quality 6 took ~190 us
@@ -38,8 +38,9 @@ class Compress(flask_compress.Compress):
     (Flask-Compress then only adds `Vary`), everything else by it."""
 
     def after_request(self, response):
-        answer = not response.is_streamed and request.headers.get("HX-Request") == "true"
-        if answer and _compress_answer(response):
+        req = request._get_current_object()  # not the proxy (twice on every answer)
+        answer = not response.is_streamed and req.headers.get("HX-Request") == "true"
+        if answer and _compress_answer(response, req):
             vary_on(response, "Accept-Encoding")  # all Flask-Compress adds to a compressed one
             return response
         return super().after_request(response)
@@ -61,17 +62,19 @@ def _chosen_encoding(accepted: str, offered: list[str]) -> str | None:
 _CHOSEN: dict[tuple, str | None] = {}
 
 
-def _compress_answer(response) -> bool:
+def _compress_answer(response, req) -> bool:
     """Compress an htmx answer at the answer levels; True if it was."""
     config = current_app.config
+    headers = response.headers
     if (
         not 200 <= response.status_code < 300
-        or "Content-Encoding" in response.headers
-        or "ETag" in response.headers  # Flask-Compress's, with its conditional answers
+        or header_value(headers, "content-encoding") is not None
+        # Flask-Compress's, with its conditional answers
+        or header_value(headers, "etag") is not None
         or response.mimetype not in config["COMPRESS_MIMETYPES"]
     ):
         return False
-    accepted = request.headers.get("Accept-Encoding", "")
+    accepted = req.headers.get("Accept-Encoding", "")
     chosen = _chosen_encoding(accepted, _answer_encodings(config["COMPRESS_ALGORITHM"]))
     if chosen not in ("br", "gzip"):
         return False

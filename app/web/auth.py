@@ -63,8 +63,9 @@ def _load(session_id: str):
 
 def signed_in() -> User | None:
     """The signed-in user's row, or None for a guest."""
-    if current_user and current_user.is_authenticated:
-        return current_user.user
+    user = current_user._get_current_object()  # one look-up, not one per attribute
+    if user and user.is_authenticated:
+        return user.user
     return None
 
 

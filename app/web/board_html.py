@@ -13,6 +13,8 @@ escaped and translations are trusted markup, as in the templates."""
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 from flask import current_app, url_for
 from jinja2 import pass_context
 from markupsafe import Markup
@@ -25,14 +27,12 @@ from .fragments import esc, my_grid_html
 __all__ = ["hidden", "path_for", "table_html", "table_section", "words"]
 
 
-def words() -> dict[str, Markup]:
+def words() -> dict[str, str]:
     """The board's fixed phrases (and formats) in the current language, translated once
-    per catalog: every viewer of every push shows them."""
-    return i18n.per_catalog(_words, (), _marked_phrases)
-
-
-def _marked_phrases() -> dict[str, Markup]:
-    return {key: Markup(text) for key, text in _phrases().items()}
+    per catalog: every viewer of every push shows them. Trusted markup as plain strings:
+    a format is filled with numbers, or with values escaped where it is used (Markup's
+    `%` wraps and escapes each value in Python, seven times a move)."""
+    return i18n.per_catalog(_words, (), _phrases)
 
 
 _words: dict[tuple, tuple] = {}  # one entry per language
@@ -81,7 +81,11 @@ def _phrases() -> dict[str, str]:
 
 def hidden(csrf, version) -> Markup:
     """A form's CSRF token and the table version it acts on (a stale form is refused)."""
-    return Markup(
+    return Markup(_hidden(csrf, version))
+
+
+def _hidden(csrf, version) -> str:
+    return (
         f'<input type="hidden" name="csrf_token" value="{esc(csrf)}">'
         f'<input type="hidden" name="version" value="{esc(version)}">'
     )
@@ -152,7 +156,7 @@ def board_html(ctx, b: dict, w: dict) -> str:
         roundline = roundline.replace("\0", "")
     opponents = b["opponents"]
     many = " many" if len(opponents) > 3 else ""
-    boxes = "\n".join(o["html"] for o in opponents)
+    boxes = "\n".join(map(HTML, opponents))
     out = [
         common["head"],
         f'<p class="banner tone-{b["banner"]["tone"]}" role="status">'
@@ -178,7 +182,7 @@ def board_html(ctx, b: dict, w: dict) -> str:
         if b["phase"] != "game_over":
             out.append(common["leave"].replace("\0", token))
     out.append("</div>\n</div>\n</div>")
-    return "\n".join(part for part in out if part)
+    return "\n".join(filter(None, out))  # C loops, not generators: per viewer, per push
 
 
 def _common(ctx, b: dict, w: dict) -> dict[str, str]:
@@ -196,7 +200,7 @@ def _common(ctx, b: dict, w: dict) -> dict[str, str]:
     countdown = ""
     if away:
         phrase = w["away_setup"] if away["setup"] else w["away_play"]
-        said_away = phrase % {"name": away["name"], "seconds": away["html"]}
+        said_away = phrase % {"name": esc(away["name"]), "seconds": away["html"]}
         countdown = f'<p class="countdown">{said_away}</p>'
     log = ""
     if b["log"]:
@@ -226,8 +230,12 @@ def _build_forms(urls: dict, w: dict) -> dict[str, str]:
     from .reactions import choices  # reactions' views import the table's
 
     react = esc(urls["react"])
+    # The emoji as character references: one character beyond U+FFFF makes Python keep
+    # the whole board it is joined into at 4 bytes a character (every join, copy and the
+    # UTF-8 encoding of each push then works on 4 times the bytes); the page shows the same.
     buttons = "".join(
-        f'<button name="reaction" value="{key}" aria-label="{esc(label)}">{emoji}</button>'
+        f'<button name="reaction" value="{key}" aria-label="{esc(label)}">'
+        f"{emoji.encode('ascii', 'xmlcharrefreplace').decode()}</button>"
         for key, emoji, label in choices()
     )
     leave = esc(urls["leave"])
@@ -286,13 +294,15 @@ PILES = (
     "someone_drew",
     "face_down_left",
 )
+PILES_OF = itemgetter(*PILES)
+HTML = itemgetter("html")
 
 
 def piles_html(b: dict, urls: dict, csrf, version, memo: dict, w: dict) -> str:
     """The piles and the turn's buttons. Built from their own inputs only, so every
     viewer whose turn it is not (no form: no token) shares one per push."""
     csrf = csrf if b["my_turn"] else None
-    key = ("piles", *(b[k] for k in PILES), csrf, version)
+    key = ("piles", PILES_OF(b), csrf, version)
     html = memo.get(key)
     if html is None:
         html = memo[key] = _piles(b, urls, csrf, version, w)
@@ -303,9 +313,11 @@ def _piles(p: dict, urls: dict, csrf, version, w: dict) -> str:
     move, show = esc(urls["move"]), esc(urls["show"])
     count, top, drawn = p["draw_count"], p["discard_top"], p["drawn"]
 
+    token = _hidden(csrf, version)
+
     def form(kind: str, button: str) -> str:
         return (
-            f'<form method="post" action="{move}" hx-post="{move}">{hidden(csrf, version)}'
+            f'<form method="post" action="{move}" hx-post="{move}">{token}'
             f'<input type="hidden" name="type" value="{kind}">{button}</form>'
         )
 

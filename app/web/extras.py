@@ -28,7 +28,7 @@ def away_countdown(table, now: float | None = None) -> dict | None:
         cached = _cache.get(table.code)
     if cached is not None and cached[0] == key:
         return cached[1]
-    result = _countdown(table, now)
+    result = _countdown(table, now, sockets)
     with _lock:
         if len(_cache) > 1000:
             _cache.clear()
@@ -36,9 +36,13 @@ def away_countdown(table, now: float | None = None) -> dict | None:
     return result
 
 
-def _countdown(table, now: float) -> dict | None:
+def _countdown(table, now: float, sockets: frozenset) -> dict | None:
     snap = tables.store.snapshot_of(table)
-    due = tables.next_automatic(snap, now) if snap.game is not None else None
+    if snap.game is None or all(s.id in sockets for s in snap.seats if s.bot is None):
+        # Every person at the table has a socket open here: nobody is away, so the
+        # server plays for nobody (what comes next is not worked out for nothing).
+        return None
+    due = tables.next_automatic(snap, now)
     if due is None or due[1] not in ("proxy", "proxy_setup"):
         return None
     when, kind, player_id = due

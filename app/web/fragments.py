@@ -18,9 +18,15 @@ from ..i18n import gettext as _
 
 def esc(value) -> str:
     """markupsafe's `escape`, as a plain `str` for a `str` (no Markup made: a board's
-    values are joined into larger strings, which is ~60 escapes per move); anything else
-    goes through `escape` (whose `__html__` is kept: Markup is not escaped twice)."""
-    return _escape_inner(value) if type(value) is str else escape(value)
+    values are joined into larger strings, which is ~60 escapes per move) or a number
+    (digits and a sign: nothing to escape); anything else goes through `escape` (whose
+    `__html__` is kept: Markup is not escaped twice)."""
+    kind = type(value)
+    if kind is str:
+        return _escape_inner(value)
+    if kind is int:
+        return str(value)
+    return escape(value)
 
 
 def card_tone(value: int) -> str:
@@ -157,10 +163,10 @@ def _card(t, r: int, c: int, state: str, value) -> dict:
 def my_grid_html(rows, label: str, move_url: str, version, csrf: str) -> str:
     """The viewer's own grid: one form whose pressable cards are its buttons (the
     pressed card says its position), or plain cards when none can be pressed."""
-    kind = next((c["action"]["type"] for row in rows for c in row if c["action"]), None)
+    kind = _pressed(rows)
     cols = len(rows[0])
     if kind is None:
-        cards = "".join(c["html"] for row in rows for c in row)
+        cards = "".join([c["html"] for row in rows for c in row])
         return (
             f'<div class="grid mine" role="group" aria-label="{esc(label)}" '
             f'style="--cols:{cols}">{cards}</div>'
@@ -185,3 +191,13 @@ def my_grid_html(rows, label: str, move_url: str, version, csrf: str) -> str:
         f'<input type="hidden" name="version" value="{esc(version)}">'
         f'<input type="hidden" name="type" value="{kind}">{"".join(parts)}</form>'
     )
+
+
+def _pressed(rows) -> str | None:
+    """The kind of move the viewer's pressable cards make, if any (plain loops: run for
+    every viewer of every push, where a generator costs a frame per card)."""
+    for row in rows:
+        for c in row:
+            if c["action"]:
+                return c["action"]["type"]
+    return None

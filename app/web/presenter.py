@@ -114,7 +114,7 @@ class Shared:
                 "is_turn": rnd["turn"] == pid,
                 "is_ender": rnd["ender"] == pid,
                 "grid_html": self._grid_html(pid, previous),
-                "face_up": face_up(self.cells[pid]),
+                "face_up": self._face_up(pid, previous),
                 "setup_left": rnd["setup_left"].get(pid, 0),
             }
             for pid in rnd["seating"]
@@ -125,6 +125,12 @@ class Shared:
         if previous is not None and previous.grids.get(pid) is grid:
             return previous.cells[pid]
         return cells(grid)
+
+    def _face_up(self, pid: str, previous: Shared | None) -> int:
+        before = previous.opponent.get(pid) if previous is not None else None
+        if before is not None and previous.cells.get(pid) is self.cells[pid]:
+            return before["face_up"]  # the same cards: most grids, most pushes
+        return face_up(self.cells[pid])
 
     def _grid_html(self, pid: str, previous: Shared | None) -> str:
         before = previous.opponent.get(pid) if previous is not None else None

@@ -20,6 +20,7 @@ from markupsafe import Markup, escape
 
 from .. import i18n, tables
 from ..hub import hub
+from .fragments import esc
 from .table import current_seat, render_table
 
 bp = Blueprint("reactions", __name__, url_prefix="/t")
@@ -93,6 +94,21 @@ def reaction_slot(code: str, player_id: str, oob: bool = False) -> Markup:
     return Markup('<span class="reaction-slot" id="reaction-{}"{}>{}</span>').format(
         player_id, swap, inner
     )
+
+
+def slots_html(code: str, player_ids) -> dict[str, str]:
+    """Each player's reaction slot as a plain string (a push's shared part keeps them),
+    with one look at the reactions shown: most slots are empty, and an empty one needs
+    no Markup made and escaped (every push has one per player)."""
+    now = time.time()
+    with _lock:
+        shown = {pid: _shown.get((code, pid)) for pid in player_ids}
+    return {
+        pid: str(reaction_slot(code, pid))
+        if s is not None and s[1] >= now - SHOWN_SECONDS
+        else f'<span class="reaction-slot" id="reaction-{esc(pid)}"></span>'
+        for pid, s in shown.items()
+    }
 
 
 def choices() -> list[tuple[str, str, str]]:

@@ -126,11 +126,11 @@ def shared_part(snap: Snapshot, present: set[int]) -> Shared:
     away = away_countdown(snap.table)  # the same for every viewer
     if snap.game is None:
         return _shared(snap, present, away, {})
-    from .reactions import reaction_slot  # reactions' views use this module
+    from .reactions import slots_html  # reactions' views use this module
 
     # Strings: kept with the shared part, a Markup is one more object for the garbage
     # collector to walk.
-    slots = {p.id: str(reaction_slot(snap.code, p.id)) for p in snap.game.players}
+    slots = slots_html(snap.code, [p.id for p in snap.game.players])
     t = i18n.catalog()
     # Everything the shared part is made of: the version (with the game's id) names
     # the table, its seats and game; the rest changes between versions (presence, the
@@ -217,6 +217,7 @@ def render_push(
         by_locale: dict[str, list[Connection]] = {}
         for conn in conns:
             by_locale.setdefault(conn.locale, []).append(conn)
+        seats = {s.id: s for s in snap.seats}  # each socket's seat, looked up once
         # Each player reads their own language (two at one table may differ).
         for locale, group in by_locale.items():
             with i18n.speaking(locale):
@@ -226,7 +227,7 @@ def render_push(
                     app.update_template_context(base)  # the context processors' values
                     base["url_for"] = path_for  # links as a request renders them
                 for conn in group:
-                    me = snap.seat(conn.seat_id) if conn.seat_id else None
+                    me = seats.get(conn.seat_id) if conn.seat_id else None
                     ctx = table_context(snap, me, shared=shared, invite_url=invite, urls=urls)
                     ctx.update(base)
                     ctx["csrf"] = conn.csrf
@@ -247,9 +248,12 @@ PAGE_HEADER = "X-Skymo-Page"  # a table page's id, sent with its htmx requests
 def answered_page() -> tuple[str, str] | None:
     """(page id, CSRF token) of the page whose htmx request is being answered, if it
     sent its id: that page's own socket needs no push of the table it gets back."""
-    if not has_request_context() or not request.headers.get("HX-Request"):
+    if not has_request_context():
         return None
-    page = request.headers.get(PAGE_HEADER)
+    headers = request._get_current_object().headers  # not the proxy, twice
+    if not headers.get("HX-Request"):
+        return None
+    page = headers.get(PAGE_HEADER)
     return (page, csrf_token()) if page else None
 
 

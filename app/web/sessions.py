@@ -82,11 +82,21 @@ class RememberedCookieSessions(SecureCookieSessionInterface):
 def vary_on(response, header: str) -> None:
     """Add `header` to the answer's Vary header, unless it is there already (cheaper than
     Werkzeug's `response.vary`, which parses the header and writes it back)."""
-    vary = response.headers.get("Vary")
+    vary = header_value(response.headers, "vary")
     if not vary:
         response.headers["Vary"] = header
     elif header.lower() not in {v.strip().lower() for v in vary.split(",")}:
         response.headers["Vary"] = f"{vary}, {header}"
+
+
+def header_value(headers, lower: str) -> str | None:
+    """An answer's header by its lower-case name, or None. Werkzeug's `get` and `in` on
+    an answer's headers raise and catch a BadRequestKeyError (an HTTP exception, made in
+    Python) for each header that is missing, as most looked for are."""
+    for name, value in headers:
+        if name.lower() == lower:
+            return value
+    return None
 
 
 def fresh_copy(value):

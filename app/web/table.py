@@ -45,10 +45,11 @@ def current_seat(table):
     """By the seat token of this browser, or by the signed-in account (any device):
     resolved once per request. `table` is the row or just its code."""
     code = table if isinstance(table, str) else table.code
-    # Kept on the request (not on `g`: an app context can outlive one request).
-    cache = request.environ.setdefault("skymo.seats", {})
+    # Kept on the request (not on `g`: an app context can outlive one request). The
+    # request's own objects, not the proxies (app.web.security.SessionCSRF says why).
+    cache = request._get_current_object().environ.setdefault("skymo.seats", {})
     if code not in cache:
-        token = session.get("seats", {}).get(code)
+        token = session._get_current_object().get("seats", {}).get(code)
         seat = accounts.find_seat(code, token, signed_in())
         if seat is not None:
             presence.touch(code, seat.id)  # a request counts as presence (no-JS players)
@@ -67,7 +68,8 @@ def render_table(code: str, *, status: int = 200, page: bool = False, snap=None,
     elif snap.table.status == snap.table.CLOSED:
         return render_error(_("There is no table with that code."), 404)
     seat = current_seat(snap.table)
-    if not page and not extra and request.htmx:
+    htmx = bool(request._get_current_object().htmx)
+    if not page and not extra and htmx:
         html = pushed_answer(snap, seat, csrf_token(), str(get_locale()))
         if html is not None:
             return html, status
@@ -77,11 +79,11 @@ def render_table(code: str, *, status: int = 200, page: bool = False, snap=None,
         ctx["csrf"] = csrf_token()
         user = signed_in()
         ctx["join_name"] = user.username if user else ""  # prefilled in the join form
-        if request.htmx and not page and snap.table.status != snap.table.LOBBY:
+        if htmx and not page and snap.table.status != snap.table.LOBBY:
             # The partial is only the section, built in Python as a push builds it:
             # the `?mode=` links and stale answers skip the template and its context.
             return table_html(ctx), status
-        template = "pages/table.html" if page or not request.htmx else "partials/_table.html"
+        template = "pages/table.html" if page or not htmx else "partials/_table.html"
         # The page's id: its socket (`?p=`) and its htmx requests (a header) carry it,
         # so the push of a change the page's own request made skips that page's socket.
         ctx["page_id"] = secrets.token_urlsafe(8)

@@ -119,3 +119,14 @@ def test_only_players_of_a_game_react(browser):
     assert response.status_code == 403
     assert "Only players in a game can react." in response.data.decode()
     assert parse(watcher.page()).find("form", aria_label="Reactions") is None
+
+
+def test_the_reaction_buttons_show_the_emoji_while_the_board_stays_narrow(game):
+    """The buttons read as their emoji, written as character references: an emoji in the
+    markup would make Python hold every board it is joined into at 4 bytes a character."""
+    ann, bob, received = game
+    html = bob.page()
+    form = parse(html).find("form", role="group", aria_label="Reactions")
+    shown = {b.attrs["value"]: b.text() for b in form.find_all("button")}
+    assert shown == {key: emoji for key, (emoji, _label) in reactions.CHOICES.items()}
+    assert max(map(ord, html)) <= 0xFF  # an English page, nobody's reaction shown

@@ -91,3 +91,31 @@ def test_matches_as_werkzeug_matches_slashes_converters_defaults_and_aliases():
                 assert outcome(ours, path, method, websocket) == outcome(
                     theirs, path, method, websocket
                 ), (path, method, websocket)
+
+
+def test_a_remembered_adapter_is_the_same_request_lines_only():
+    """Adapters are remembered per host, scheme, method, path and query: each request
+    still matches and builds URLs as its own."""
+    routes = Routes([Rule("/t/<code>", endpoint="show"), Rule("/t/<code>/move", endpoint="move")])
+
+    def environ(host, path, query="", scheme="http"):
+        return {
+            "HTTP_HOST": host,
+            "SERVER_NAME": host,
+            "SERVER_PORT": "80",
+            "wsgi.url_scheme": scheme,
+            "SCRIPT_NAME": "",
+            "PATH_INFO": path,
+            "REQUEST_METHOD": "GET",
+            "QUERY_STRING": query,
+        }
+
+    first = routes.bind_to_environ(environ("a.test", "/t/AB"))
+    assert routes.bind_to_environ(environ("a.test", "/t/AB")) is first
+    assert first.match() == ("show", {"code": "AB"})
+    other_path = routes.bind_to_environ(environ("a.test", "/t/CD/move"))
+    assert other_path.match() == ("move", {"code": "CD"})
+    other_host = routes.bind_to_environ(environ("b.test", "/t/AB", scheme="https"))
+    assert other_host.build("show", {"code": "X"}, force_external=True) == "https://b.test/t/X"
+    assert first.build("show", {"code": "X"}, force_external=True) == "http://a.test/t/X"
+    assert routes.bind_to_environ(environ("a.test", "/t/AB", "v=3")) is not first
