@@ -114,6 +114,7 @@ class _Expert(_Strong):
 
 
 LOOK = {
+    "on": True,  # False: the strong mind's move only (cheap screens of the mind's constants)
     "near": 1,  # look ahead once someone has at most this many face-down cards
     "mine": -1,  # or once I have at most this many
     "turns": 120,  # turns played out at most (then every card is turned and scored)
@@ -194,7 +195,7 @@ class Lookahead:
         rnd = view["round"]
         gone = {p["id"] for p in view["players"] if p["forfeited"]}
         active = [p for p in rnd["seating"] if p not in gone]
-        if view["me"] not in active or len(active) < 2:
+        if not LOOK["on"] or view["me"] not in active or len(active) < 2:
             return None
         fewest = min(mind.grids[p].count(HIDDEN) for p in active)
         mine = mind.grids[view["me"]].count(HIDDEN)
