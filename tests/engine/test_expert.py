@@ -22,7 +22,7 @@ from app.engine import (
     view,
 )
 from app.engine.bots import BOTS, choose
-from app.engine.expert import Lookahead, expert_bot
+from app.engine.expert import LOOK, Lookahead, expert_bot
 from app.engine.reading import STALL_EVENTS
 from app.sim import play_game
 from benchmarks.bot_bench import deciders
@@ -176,3 +176,18 @@ def test_a_stalling_expert_turns_a_face_down_card_every_turn(monkeypatch):
             assert rnd.grids[pid].state.count(DOWN) < started[2]
             turns, started = turns + 1, None
     assert game.is_over and turns > 20
+
+
+def test_the_look_ahead_can_be_switched_off_even_after_an_ender(monkeypatch):
+    """LOOK["on"] = False leaves the strong mind's move alone, also on a last turn (a
+    screen of the mind's constants then costs a game ~0.03 s instead of ~0.3 s)."""
+    looked = []
+    best = Lookahead.best
+    monkeypatch.setattr(Lookahead, "best", lambda self, *a: looked.append(1) or best(self, *a))
+    rules = RuleSet(end_score=40)
+    play_game(rules, ["expert", "greedy", "greedy"], "off-0")
+    assert looked  # on: it looks ahead near every round's end
+    looked.clear()
+    monkeypatch.setitem(LOOK, "on", False)
+    play_game(rules, ["expert", "greedy", "greedy"], "off-0")
+    assert looked == []
