@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import random
@@ -224,6 +225,12 @@ class Run:
         await asyncio.gather(*seat_tasks)
         # Measure once everyone is seated and playing.
         await asyncio.sleep(args.warmup)
+        # The client's own pauses would count as the server's latency: what it made while
+        # seating is frozen (never walked again by its collector), and its stalls are
+        # watched and reported beside the figures.
+        gc.freeze()
+        stalls = ClientStalls()
+        watch = asyncio.create_task(stalls.watch())
         cpu0, t0 = cpu_seconds(pid), time.monotonic()
         self.measuring = True
         rss_peak = 0
@@ -232,6 +239,8 @@ class Run:
             await asyncio.sleep(min(5, end - time.monotonic()))
             rss_peak = max(rss_peak, memory(pid)[0])
         self.measuring = False
+        watch.cancel()
+        stalls.stop()
         elapsed = time.monotonic() - t0
         cpu = cpu_seconds(pid) - cpu0
         rss, hwm = memory(pid)
@@ -260,6 +269,8 @@ class Run:
             "error_count": sum(st.errors.values()),
             "server_cpu_ms_per_move": round(cpu * 1000 / st.moves, 2) if st.moves else None,
             "server_gc_pauses_ms": self.gc_pauses(),
+            "client_stalls_ms": stalls.lags,
+            "client_gc_pauses_ms": stalls.collections,
             "server_cpu_share": round(cpu / elapsed, 2),
             "rss_mib": round(rss / 1024, 1),
             "rss_peak_mib": round(max(rss_peak, rss) / 1024, 1),
@@ -267,6 +278,37 @@ class Run:
             "load_average_before": load_before,
             "load_average_after": os.getloadavg(),
         }
+
+
+class ClientStalls:
+    """The load client's own stalls over 50 ms while measuring: its event loop late
+    (any cause) and its garbage collections, each in ms. Latencies measured across a
+    stall include it, though the server did nothing slow."""
+
+    OVER = 0.05
+
+    def __init__(self):
+        self.lags: list[int] = []
+        self.collections: list[int] = []
+        self._started = 0.0
+        gc.callbacks.append(self._collection)
+
+    def _collection(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        elif time.perf_counter() - self._started > self.OVER:
+            self.collections.append(round((time.perf_counter() - self._started) * 1000))
+
+    async def watch(self, every: float = 0.02) -> None:
+        while True:
+            asked = time.perf_counter()
+            await asyncio.sleep(every)
+            late = time.perf_counter() - asked - every
+            if late > self.OVER:
+                self.lags.append(round(late * 1000))
+
+    def stop(self) -> None:
+        gc.callbacks.remove(self._collection)
 
 
 def windows(times: list[float], values: list[float], width: float) -> dict:
@@ -336,6 +378,11 @@ def show(r: dict) -> None:
         print(f"  [generation, held ms, CPU ms] {pauses[:12]}")
     print(
         f"server RSS             {r['rss_mib']} MiB (peak {r['rss_peak_mib']}, HWM {r['hwm_mib']})"
+    )
+    lags, collections = r.get("client_stalls_ms", []), r.get("client_gc_pauses_ms", [])
+    print(
+        f"client stalls          {len(lags)} over 50 ms (longest {max(lags, default=0)} ms); "
+        f"its GC {len(collections)} over 50 ms (longest {max(collections, default=0)} ms)"
     )
     print(f"sockets open at end    {r['open_sockets_at_end']}")
     before = " ".join(f"{x:.1f}" for x in r["load_average_before"])
