@@ -82,13 +82,17 @@ def won(bots: list[str], seed: str, i: int) -> int:
 
 
 def screen(bots: list[str], seed: str, first: int, games: int, out: Path) -> int:
+    """Wins over the games first..first+games-1; a game `out` already holds is not
+    played again (a stopped run, started again, goes on where it stopped)."""
+    done = outcomes(out) if out.exists() else {}
     wins = 0
-    with out.open("w") as f:
+    with out.open("a") as f:
         for i in range(first, first + games):
-            result = won(bots, seed, i)
-            wins += result
-            f.write(f"{i} {result}\n")
-            f.flush()
+            if i not in done:
+                done[i] = won(bots, seed, i)
+                f.write(f"{i} {done[i]}\n")
+                f.flush()
+            wins += done[i]
     return wins
 
 

@@ -35,6 +35,10 @@ def test_a_screen_writes_each_game_as_it_ends(tmp_path):
     found = outcomes(out)
     assert sorted(found) == [3, 4]
     assert sum(found.values()) == wins
+    # Started again over more games, it keeps what the file holds and plays the rest.
+    out.write_text("3 1\n4 1\n")  # as if both were won
+    assert screen(["expert", "greedy"], "t", 3, 3, out) == 2 + outcomes(out)[5]
+    assert sorted(outcomes(out)) == [3, 4, 5] and len(out.read_text().splitlines()) == 3
 
 
 def test_pairs_play_both_experts_on_each_game_and_resume(tmp_path):
