@@ -226,9 +226,11 @@ class Run:
         # Measure once everyone is seated and playing.
         await asyncio.sleep(args.warmup)
         # The client's own pauses would count as the server's latency: what it made while
-        # seating is frozen (never walked again by its collector), and its stalls are
-        # watched and reported beside the figures.
+        # seating is frozen and its collector is off while measuring (with it on, the
+        # client's collections of 50-126 ms showed as the server's worst 5 s windows);
+        # its stalls are watched and reported beside the figures.
         gc.freeze()
+        gc.disable()
         stalls = ClientStalls()
         watch = asyncio.create_task(stalls.watch())
         cpu0, t0 = cpu_seconds(pid), time.monotonic()
@@ -241,6 +243,7 @@ class Run:
         self.measuring = False
         watch.cancel()
         stalls.stop()
+        gc.enable()
         elapsed = time.monotonic() - t0
         cpu = cpu_seconds(pid) - cpu0
         rss, hwm = memory(pid)
