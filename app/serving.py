@@ -26,12 +26,13 @@ from .routing import Routes
 log = logging.getLogger(__name__)
 
 # Young collections every 2,000 net allocations (and every second: collect_young_by_time),
-# the middle generation every 5 of them, the oldest rarely. A collection walks every
+# the middle generation with each of them, the oldest rarely. A collection walks every
 # object of the generations it collects (~1 us each on the loaded machine): at 1,000
 # tables (10,000, 50, 100) meant young collections of 10-125 ms of CPU and middle ones of
-# 255-409 ms (all that 50 young ones had kept). SKYMO_GC_THRESHOLDS="2000,10,100" tries
-# others.
-GC_THRESHOLDS = (2000, 5, 400)
+# 255-409 ms (all that 50 young ones had kept); (2000, 5, 400), 4-14 middle ones of
+# 51-92 ms a minute; this, none over 50 ms in three runs (docs/figures.md).
+# SKYMO_GC_THRESHOLDS="2000,5,400" tries others.
+GC_THRESHOLDS = (2000, 1, 1000)
 
 
 def gc_thresholds() -> tuple[int, ...]:
