@@ -12,6 +12,7 @@ import logging
 import threading
 import time
 
+from flask import request
 from flask.testing import EnvironBuilder
 
 from .due import DueScheduler
@@ -268,6 +269,7 @@ class Fanout:
 
     def publish(self, code: str, what: str, snapshot) -> None:
         from .tables.store import snapshot_message
+        from .web.render import answered_page
 
         if snapshot is None:  # a presence change: the others render what they have
             self.broker.publish(code, what, None)
@@ -276,6 +278,9 @@ class Fanout:
         recent = self.shared.recent(code) if self.shared is not None else None
         if recent is not None:
             state["pr"] = recent
+        answered = answered_page() if what == "table" else None
+        if answered is not None:
+            state["ap"] = answered  # the mover's page: its socket here is not pushed to
         self.broker.publish(code, what, snapshot.version, state=state)
 
     def received(
@@ -322,6 +327,8 @@ class Fanout:
         background(lambda: self._drain(code), "skymo-fanout")
 
     def _drain(self, code: str) -> None:
+        from .web.render import ANSWERED
+
         while True:
             with self._lock:
                 pending = self._pending.pop(code, None)
@@ -337,6 +344,8 @@ class Fanout:
                     snap = None
                     if state is not None:
                         snap = self.store.from_message(state)
+                        if state.get("ap"):  # the mover's page had this as its answer
+                            request.environ[ANSWERED] = tuple(state["ap"])
                     self.hub.push_local(code, what, snap)
             except Exception:
                 log.exception("pushing table %s from another process failed", code)

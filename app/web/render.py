@@ -7,6 +7,7 @@ sees alike is built once, then each socket gets its own board in its own languag
 from __future__ import annotations
 
 import copy
+import hashlib
 import time
 from functools import lru_cache
 from urllib.parse import urlsplit
@@ -235,7 +236,7 @@ def render_push(
                     html = template.render(ctx) if lobby else table_html(ctx)
                     if pushed is not None and not lobby:
                         pushed[(table.version, conn.seat_id, conn.csrf, locale)] = html
-                    if answered is not None and (conn.page, conn.csrf) == answered:
+                    if answered is not None and answers(conn, answered):
                         conn.answered(table.version)  # its answer is this HTML: no push
                         continue
                     out.append((conn, html))
@@ -245,16 +246,36 @@ def render_push(
 PAGE_HEADER = "X-Skymo-Page"  # a table page's id, sent with its htmx requests
 
 
+ANSWERED = "skymo.answered"  # (page id, token digest) of another process's mover
+
+
 def answered_page() -> tuple[str, str] | None:
-    """(page id, CSRF token) of the page whose htmx request is being answered, if it
-    sent its id: that page's own socket needs no push of the table it gets back."""
+    """(page id, digest of its CSRF token) of the page whose htmx request is being
+    answered, if it sent its id: that page's own socket needs no push of the table it
+    gets back. In another process, pushing a change it heard of, the mover's page as
+    the change's message named it (app.cluster): its socket may be held there."""
     if not has_request_context():
         return None
-    headers = request._get_current_object().headers  # not the proxy, twice
+    req = request._get_current_object()  # not the proxy, twice
+    heard = req.environ.get(ANSWERED)
+    if heard is not None:
+        return heard
+    headers = req.headers
     if not headers.get("HX-Request"):
         return None
     page = headers.get(PAGE_HEADER)
-    return (page, csrf_token()) if page else None
+    return (page, token_digest(csrf_token())) if page else None
+
+
+def answers(conn: Connection, answered: tuple[str, str]) -> bool:
+    """Whether `conn` is the socket of the answered page (same page id and session)."""
+    return conn.page == answered[0] and token_digest(conn.csrf) == answered[1]
+
+
+def token_digest(token: str) -> str:
+    """What another process is told of a CSRF token: enough to match a socket's, never
+    the token itself."""
+    return hashlib.sha256(token.encode()).hexdigest()[:32]
 
 
 def pushed_answer(snap: Snapshot, seat: Seat | None, csrf: str, locale: str) -> str | None:

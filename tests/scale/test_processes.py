@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import threading
 import time
 
@@ -286,3 +287,34 @@ def test_a_reaction_on_one_process_shows_on_the_others_sockets(cluster, pg_url):
                     break
     finally:
         bob_ws.close()
+
+
+def test_the_movers_own_socket_in_the_other_process_gets_no_push_of_its_answer(cluster, pg_url):
+    # Ann moves through A from a page whose socket is held by B: the change's message
+    # names her page, so B pushes it to Bob and to Ann's other tab, not to that page.
+    a, b = cluster("A"), cluster("B")
+    ann, bob = people.Person(a.url), people.Person(b.url)
+    code = seat_table(ann, bob, b, pg_url)
+    version = stored(pg_url, code)[1]
+    assert ann.post(f"/t/{code}/start", {"version": str(version)})[0] == 303
+    version += 1
+    on_b = ann.twin(b.url)
+    page = re.search(r'"X-Skymo-Page": "([\w-]+)"', on_b.get(f"/t/{code}")).group(1)
+    sockets = [on_b.socket(query=f"?p={page}"), on_b.socket(), bob.socket()]
+    try:
+        for ws in sockets:
+            receive_version(ws, version, 2)
+        status, _, _ = ann.request(
+            "POST",
+            f"/t/{code}/move",
+            data={"csrf_token": ann.csrf, "type": "reveal", "pos": "0-0", "version": version},
+            headers={"HX-Request": "true", "X-Skymo-Page": page},
+        )
+        assert status == 200
+        receive_version(sockets[2], version + 1, 2)  # Bob's, pushed by B
+        receive_version(sockets[1], version + 1, 2)  # Ann's other tab
+        with pytest.raises(pytest.fail.Exception):
+            receive_version(sockets[0], version + 1, 1)  # the page that got the answer
+    finally:
+        for ws in sockets:
+            ws.close()
