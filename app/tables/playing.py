@@ -159,9 +159,12 @@ def forfeit(code: str, seat: Seat | None) -> Snapshot:
 
 def opt_rematch(code: str, seat: Seat | None, version=None) -> Snapshot | None:
     """ "Play again": counted whatever version it carries (pressing twice is once)."""
-    _require_seat(seat)
 
     def act(ch: Change):
+        if seat is None and ch.table.status == Table.PLAYING:
+            # Pressed on the finished game's page after the others began without them.
+            raise TableError(_("The new game began without you: you are watching it."), 409)
+        _require_seat(seat)
         _require_finished(ch)
         _add_vote(ch, "rematch", seat)
 

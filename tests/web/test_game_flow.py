@@ -217,8 +217,18 @@ def test_rematch_with_the_players_who_opt_in(browser, reseat):
     assert sorted(table_row(code).votes["rematch"]) == sorted(
         [seat_of(code, "Ann").id, seat_of(code, "Bob").id]
     )
+    cat_form = form_posting_to(parse(cat.page()), "/rematch")
     doc = parse(bob.page())
     players[1].submit(form_posting_to(doc, "/rematch/start"))
+    # Cat presses "Play again" on her old page after the game began without her: she is
+    # told so, and nothing changes.
+    before = snapshot(code)
+    late = cat.post(
+        cat_form.attrs["action"], {"version": cat_form.find("input", name="version").attrs["value"]}
+    )
+    assert late.status_code == 409
+    assert "The new game began without you" in parse(late.get_data(as_text=True)).text()
+    assert snapshot(code) == before
 
     table = table_row(code)
     assert table.status == Table.PLAYING and table.game_number == 2
