@@ -27,6 +27,11 @@ QUEUE_SIZE = 32  # pushes waiting for one socket before it counts as stalled
 WAKE = object()  # queued by `wake`: the sender looks at its socket again
 
 
+def _gone(html) -> None:
+    """A released connection's writer: its socket has closed."""
+    raise ConnectionError("the socket has closed")
+
+
 def gevent_active() -> bool:
     try:
         from gevent import monkey
@@ -56,7 +61,10 @@ class Background:
         self.name = "skymo-socket-reader"
 
     def start(self) -> None:
-        background(self.target, self.name)
+        # Not kept once started: the target is the reader's bound method, and the
+        # reader keeps its Background (a cycle that only the collector would free).
+        target, self.target = self.target, None
+        background(target, self.name)
 
 
 @dataclass(eq=False)
@@ -140,6 +148,17 @@ class Connection:
             with contextlib.suppress(queue.Full):
                 self._queue.put_nowait(None)
 
+    def release(self) -> None:
+        """Once its socket has closed: drop what refers back to the socket (its
+        writers, its close), so that the socket, its reader and this connection are
+        freed at once. Kept, they form a cycle that waits for a full collection, and a
+        closed socket's buffers with it (the soak's steady growth: docs/figures.md)."""
+        with self.lock:
+            self.dead = True
+            self.send = _gone
+            self.write_now = None
+            self.close = None
+
     def wake(self) -> None:
         """Have the sender look at its socket (it closed, or the client sent something)."""
         if self._queue is not None:
@@ -188,9 +207,10 @@ class Connection:
 
     def shut(self) -> None:
         """Close the socket (its handler then leaves the hub)."""
-        if self.close is not None:
+        close = self.close  # (released meanwhile: None)
+        if close is not None:
             try:
-                self.close()
+                close()
             except Exception:
                 log.debug("closing a dropped socket failed", exc_info=True)
 

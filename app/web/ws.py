@@ -236,6 +236,7 @@ def serve(ws, conn: Connection, what: str, unchanged=lambda: False, to: Hub = hu
         conn.pump(alive=lambda: ws.connected, woken=ws.input_buffer.clear)
     finally:
         to.remove(conn)
+        conn.release()
 
 
 def page_is_current(code: str) -> bool:

@@ -6,8 +6,12 @@ Werkzeug's test client ties its own request into a cycle."""
 from __future__ import annotations
 
 import gc
+import threading
+import time
+import weakref
 
 import pytest
+from live_helpers import HttpBrowser as LiveBrowser
 from werkzeug.test import EnvironBuilder
 
 
@@ -43,3 +47,34 @@ def test_the_lobby_leaves_no_cyclic_garbage_for_the_host_or_a_guest(app, browser
     for person in (ann, bob):
         cookie = person.client.get_cookie("session").value
         assert cyclic_garbage_of(app, f"/t/{code}", cookie) == 0
+
+
+def test_a_closed_push_socket_is_freed_without_a_full_collection(app):
+    """A socket, its reader and its hub connection referred to each other: each closed
+    socket, long-lived by then, waited for a full collection, with its buffers (the
+    memory soak's steady growth). Served in this process (Werkzeug's threaded server);
+    once closed, the young collections the server runs every second must free it."""
+    from werkzeug.serving import make_server
+
+    from app.hub import hub
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    ann = LiveBrowser(f"http://127.0.0.1:{server.port}")
+    ann.create("Ann")
+    try:
+        ws = ann.socket()
+        ws.recv()  # the table: the socket is served
+        (conn,) = hub.connections(ann.code)
+        kept = [weakref.ref(conn), weakref.ref(conn.close.__self__)]  # and its Server
+        del conn
+        gc.collect()  # what survives a full collection is old, as a socket's objects are
+        ws.close()
+        deadline = time.monotonic() + 5
+        while hub.connections(ann.code) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)  # the handler and the reader finish
+        gc.collect(1)  # the young generations only
+    finally:
+        server.shutdown()
+    assert [ref() for ref in kept] == [None, None]
