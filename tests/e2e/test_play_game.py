@@ -12,6 +12,8 @@ from e2e_helpers import (
     PHONE,
     RESULTS,
     add_bot,
+    click,
+    click_and_wait_change,
     create_table,
     join,
     mark_alive,
@@ -127,3 +129,38 @@ def test_a_name_being_typed_survives_someone_else_joining(server, new_context):
     with cleo.expect_navigation():
         cleo.locator("#join").get_by_role("button", name="Join").click()
     expect(cleo.locator("#seats li.me")).to_contain_text("Cleo")
+
+
+def test_a_late_play_again_is_told_the_rematch_began_without_them(server, new_context, screenshots):
+    """Bea's pushes stop arriving at the game's end (a phone losing its signal): Ann starts
+    the rematch with the bot, and Bea, still shown the finished game, presses "Play
+    again". She is told what happened, and sees the new game as a watcher."""
+    host = new_context(**DESKTOP).new_page()
+    guest = new_context(**PHONE).new_page()
+    held = {"on": False}
+
+    def relay(ws):
+        to_server = ws.connect_to_server()
+        to_server.on_message(lambda message: None if held["on"] else ws.send(message))
+
+    guest.route_web_socket(re.compile(r"/ws"), relay)
+    invite = create_table(host, server.url, "Ann")
+    join(guest, invite, "Bea")
+    set_rules(host, **{"End score": "10", "Rows": "2"})
+    add_bot(host, "greedy")
+    start(host)
+    sync([host, guest], version(host))
+    play_until_over([host, guest])
+
+    held["on"] = True
+    click_and_wait_change(host, host.get_by_role("button", name="Play again"))
+    click_and_wait_change(host, host.get_by_role("button", name="Start the rematch"))
+    expect(host.locator("#table .board")).to_be_visible()
+    expect(guest.locator(RESULTS)).to_be_visible()  # nothing reached Bea's page
+
+    click(guest, guest.get_by_role("button", name="Play again"))
+    alert = guest.locator("#table .error[role=alert]")
+    expect(alert).to_have_text("The new game began without you: you are watching it.")
+    expect(guest.locator(RESULTS)).to_have_count(0)  # the new game, as a watcher sees it
+    assert guest.get_by_role("button", name="Draw a card", exact=True).count() == 0
+    shoot(guest, screenshots, "rematch-late-phone")
