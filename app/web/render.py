@@ -246,7 +246,7 @@ def render_push(
 PAGE_HEADER = "X-Skymo-Page"  # a table page's id, sent with its htmx requests
 
 
-ANSWERED = "skymo.answered"  # (page id, token digest) of another process's mover
+ANSWERED = "skymo.answered"  # (page id, token digest) of the page answered: see answered_page
 
 
 def answered_page() -> tuple[str, str] | None:
@@ -257,14 +257,16 @@ def answered_page() -> tuple[str, str] | None:
     if not has_request_context():
         return None
     req = request._get_current_object()  # not the proxy, twice
-    heard = req.environ.get(ANSWERED)
-    if heard is not None:
-        return heard
-    headers = req.headers
-    if not headers.get("HX-Request"):
-        return None
-    page = headers.get(PAGE_HEADER)
-    return (page, token_digest(csrf_token())) if page else None
+    environ = req.environ
+    found = environ.get(ANSWERED, _UNKNOWN)
+    if found is _UNKNOWN:  # asked twice per move with Redis: the push and the message
+        headers = req.headers
+        page = headers.get(PAGE_HEADER) if headers.get("HX-Request") else None
+        found = environ[ANSWERED] = (page, token_digest(csrf_token())) if page else None
+    return found
+
+
+_UNKNOWN = object()
 
 
 def answers(conn: Connection, answered: tuple[str, str]) -> bool:
