@@ -96,7 +96,11 @@ def main(argv=None) -> None:
             with psycopg.connect(args.postgres, autocommit=True) as con:
                 con.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
             client = redis.Redis.from_url(args.redis)
-            keys = list(client.scan_iter(match=prefix + "*", count=1000))
+            keys = [  # the sign-in limit's storage puts "LIMITS:LIMITER/" first
+                key
+                for match in (prefix, f"LIMITS:LIMITER/{prefix}")
+                for key in client.scan_iter(match=match + "*", count=1000)
+            ]
             if keys:
                 client.delete(*keys)
 
