@@ -10,6 +10,11 @@ every worker; RSS is given per worker.
     .venv/bin/python benchmarks/modes.py --tables 1000 --think 10 --ramp 120 --seconds 90
     PG=postgresql://postgres@127.0.0.1:5432/postgres
     .venv/bin/python benchmarks/modes.py --postgres $PG --workers 2 --tables 1000 --think 10
+
+--cpu-cap SHARE puts each worker in a cgroup of its own, limited to SHARE of one core
+(Linux, as root): on a machine whose cores the load client, PostgreSQL and Redis share
+with the server, this is how one process and two can each be saturated, to compare
+what a second process adds.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import os
 import secrets
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -46,13 +52,55 @@ def workers_of(pid: int | None) -> list[int]:
     return sorted(int(p) for p in out.split()) or [pid]
 
 
+def cap_workers(pids: list[int], share: float) -> list[Path]:
+    """Each worker in a cgroup of its own, limited to `share` of one core (cgroup v2's
+    cpu.max, or v1's cpu controller). Returns the groups, removed by `uncap`."""
+    period = 100_000
+    v2 = Path("/sys/fs/cgroup/cgroup.controllers").exists()
+    base = Path("/sys/fs/cgroup") if v2 else Path("/sys/fs/cgroup/cpu")
+    groups = []
+    for i, pid in enumerate(pids):
+        group = base / f"skymo-bench-{os.getpid()}-{i}"
+        group.mkdir(exist_ok=True)
+        if v2:
+            (group / "cpu.max").write_text(f"{int(share * period)} {period}")
+        else:
+            (group / "cpu.cfs_period_us").write_text(str(period))
+            (group / "cpu.cfs_quota_us").write_text(str(int(share * period)))
+        (group / "cgroup.procs").write_text(str(pid))
+        groups.append(group)
+    return groups
+
+
+def uncap(groups: list[Path]) -> None:
+    """Remove the groups once their workers have ended (a group must be empty)."""
+    for group in groups:
+        for _ in range(50):
+            try:
+                group.rmdir()
+                break
+            except OSError:
+                time.sleep(0.2)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--postgres", metavar="URL", help="PostgreSQL + Redis mode")
     parser.add_argument("--redis", metavar="URL", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--cpu-cap", type=float, metavar="SHARE", help="cores per worker")
     args, rest = parser.parse_known_args(argv)
     load = load_generator()
+    groups: list[Path] = []
+    if args.cpu_cap:
+        ready = load.Run.wait_ready
+
+        async def wait_ready_capped(self, session) -> None:
+            await ready(self, session)
+            groups.extend(cap_workers(workers_of(self.worker_pid()), args.cpu_cap))
+            print(f"each of {len(groups)} workers capped at {args.cpu_cap:g} core", flush=True)
+
+        load.Run.wait_ready = wait_ready_capped
     per_worker: dict[int, tuple[int, int]] = {}
     cpu_one, memory_one = load.cpu_seconds, load.memory
 
@@ -86,6 +134,7 @@ def main(argv=None) -> None:
     try:
         load.main(rest)
     finally:
+        uncap(groups)
         if per_worker:
             rss = " / ".join(f"{v[0] / 1024:.1f}" for _, v in sorted(per_worker.items()))
             print(f"RSS per worker         {rss} MiB", flush=True)
