@@ -145,10 +145,12 @@ def main(argv=None) -> None:
             with psycopg.connect(args.postgres, autocommit=True) as con:
                 con.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
             client = redis.Redis.from_url(args.redis)
-            keys = [  # the sign-in limit's storage puts "LIMITS:LIMITER/" first
+            from app.web.ratelimit import redis_key_patterns
+
+            keys = [  # the sign-in limit's keys too
                 key
-                for match in (prefix, f"LIMITS:LIMITER/{prefix}")
-                for key in client.scan_iter(match=match + "*", count=1000)
+                for match in redis_key_patterns(prefix)
+                for key in client.scan_iter(match=match, count=1000)
             ]
             if keys:
                 client.delete(*keys)

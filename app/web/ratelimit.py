@@ -87,6 +87,13 @@ def _when_checked(hook):
 CHECKED = "_limiter_request_context"  # Flask-Limiter's attribute (flask_limiter._compat)
 
 
+def redis_key_patterns(prefix: str) -> tuple[str, str]:
+    """What Skymo keeps in Redis under the key prefix `prefix`, as SCAN patterns: its own
+    keys, and this limit's, which its storage (the limits library) starts with
+    "LIMITS:LIMITER/" (for removing a test's or a benchmark's keys)."""
+    return prefix + "*", f"LIMITS:LIMITER/{prefix}*"
+
+
 def init_app(app, endpoint: str, on_breach) -> None:
     """Limit the sign-in view `endpoint` (already registered): only its failed attempts
     (401) count. `on_breach(seconds)` answers a refused attempt. One Limiter per app

@@ -20,6 +20,7 @@ import psycopg
 import pytest
 import redis
 
+from app.web.ratelimit import redis_key_patterns
 from tests.conftest import ROOT, free_port
 
 PG_ADMIN = os.environ.get("SKYMO_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
@@ -63,12 +64,10 @@ def redis_prefix():
         pytest.fail(f"Redis does not answer at {REDIS_URL} (scripts/test starts it): {exc}")
     prefix = f"skymo-test-{secrets.token_hex(6)}:"
     yield prefix
-    # The shared sign-in limit's keys too: its storage (the limits library) puts its own
-    # "LIMITS:LIMITER/" before our prefix.
     keys = [
         key
-        for match in (prefix, f"LIMITS:LIMITER/{prefix}")
-        for key in client.scan_iter(match=match + "*", count=1000)
+        for match in redis_key_patterns(prefix)  # the sign-in limit's keys too
+        for key in client.scan_iter(match=match, count=1000)
     ]
     if keys:
         client.delete(*keys)
