@@ -46,6 +46,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from pathlib import Path
 
 import aiohttp
@@ -86,62 +87,95 @@ class Run:
         self.stopping = False
         self.measuring = False
         self.url = args.url
-        self.server = None
+        self.urls = [args.url] if args.url else []
+        self.servers: list[subprocess.Popen] = []
+        self.logs: list = []
         self.tmp = None
         self.playing: list[asyncio.Task] = []
 
     # ----- the server ----------------------------------------------------------------
     def start_server(self) -> None:
+        """--servers gunicorn servers, each on a free port of its own (one is the usual)."""
         self.tmp = tempfile.mkdtemp(prefix="skymo-load-")
-        port = free_port()
-        env = {
-            **os.environ,
-            "SKYMO_INSTANCE_PATH": self.tmp,
-            "SKYMO_SECRET_KEY": "load",
-            "PORT": str(port),
-            "SKYMO_HOST": "127.0.0.1",
-        }
-        self.log = open(Path(self.tmp) / "server.log", "wb")  # noqa: SIM115
-        self.server = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "app:create_app()"],
-            cwd=ROOT,
-            env=env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        self.url = f"http://127.0.0.1:{port}"
+        self.logs = []
+        for i in range(self.args.servers):
+            port = free_port()
+            env = {
+                **os.environ,
+                "SKYMO_INSTANCE_PATH": self.tmp,
+                "SKYMO_SECRET_KEY": "load",
+                "PORT": str(port),
+                "SKYMO_HOST": "127.0.0.1",
+            }
+            log = open(Path(self.tmp) / f"server{i}.log", "wb")  # noqa: SIM115
+            self.logs.append(log)
+            self.servers.append(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "gunicorn",
+                        "-c",
+                        "gunicorn.conf.py",
+                        "app:create_app()",
+                    ],
+                    cwd=ROOT,
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            )
+            self.urls.append(f"http://127.0.0.1:{port}")
+        self.url = self.urls[0]
+
+    def url_for(self, code: str) -> str:
+        """Where a table's requests and sockets go: with several servers, always the same
+        one for a table (by its code), as a proxy hashing on the table code sends them
+        (README, "Many processes"); its creation goes to the first."""
+        if len(self.urls) < 2 or not code:
+            return self.url
+        return self.urls[zlib.crc32(code.encode()) % len(self.urls)]
+
+    def worker_pids(self) -> list[int]:
+        """Every worker of every server started (or --pid)."""
+        if not self.servers:
+            return [self.args.pid] if self.args.pid else []
+        pids = []
+        for server in self.servers:
+            with contextlib.suppress(OSError):
+                out = subprocess.run(
+                    ["pgrep", "-P", str(server.pid)], capture_output=True, text=True
+                ).stdout
+                pids.extend(sorted(int(p) for p in out.split()))
+        return pids
 
     def worker_pid(self) -> int | None:
-        if self.server is None:
-            return self.args.pid
-        try:
-            out = subprocess.run(
-                ["pgrep", "-P", str(self.server.pid)], capture_output=True, text=True
-            ).stdout.split()
-        except OSError:
-            return None
-        return int(out[0]) if out else None
+        pids = self.worker_pids()
+        return pids[0] if pids else None
 
     def stop_server(self) -> None:
-        if self.server is not None and self.server.poll() is None:
-            os.killpg(self.server.pid, signal.SIGTERM)
+        for server in self.servers:
+            if server.poll() is None:
+                os.killpg(server.pid, signal.SIGTERM)
+        for server in self.servers:
             try:
-                self.server.wait(20)
+                server.wait(20)
             except subprocess.TimeoutExpired:
-                os.killpg(self.server.pid, signal.SIGKILL)
+                os.killpg(server.pid, signal.SIGKILL)
         if self.tmp and not self.args.keep:
             shutil.rmtree(self.tmp, ignore_errors=True)
 
     def gc_pauses(self) -> list[list[int]]:
-        """[generation, ms held, ms of CPU] of each garbage collection that held the
-        server longer than 50 ms in the whole run (its log: app.serving.PauseLog), when
-        this run started it."""
-        if self.server is None or not self.tmp:
-            return []
-        self.log.flush()
-        text = (Path(self.tmp) / "server.log").read_text(errors="replace")
-        return [[int(g), int(ms), int(cpu)] for g, ms, cpu in GC_PAUSE.findall(text)]
+        """[generation, ms held, ms of CPU] of each garbage collection that held a
+        server worker longer than 50 ms in the whole run (its log: app.serving.PauseLog),
+        when this run started the servers."""
+        found = []
+        for i, log in enumerate(self.logs):
+            log.flush()
+            text = (Path(self.tmp) / f"server{i}.log").read_text(errors="replace")
+            found += [[int(g), int(ms), int(cpu)] for g, ms, cpu in GC_PAUSE.findall(text)]
+        return found
 
     async def wait_ready(self, session) -> None:
         deadline = time.monotonic() + 30
@@ -217,7 +251,7 @@ class Run:
         load_before = os.getloadavg()
         async with aiohttp.ClientSession(connector=connector, connector_owner=False) as s:
             await self.wait_ready(s)
-        pid = self.worker_pid()
+        pids = self.worker_pids()
         seat_tasks = [
             asyncio.create_task(self.seat(t, connector, args.ramp * i / max(1, args.tables)))
             for i, t in enumerate(tables)
@@ -233,20 +267,21 @@ class Run:
         gc.disable()
         stalls = ClientStalls()
         watch = asyncio.create_task(stalls.watch())
-        cpu0, t0 = cpu_seconds(pid), time.monotonic()
+        cpu0, t0 = cpu_seconds(pids), time.monotonic()
         self.measuring = True
         rss_peak = 0
         end = t0 + args.seconds
         while time.monotonic() < end:
             await asyncio.sleep(min(5, end - time.monotonic()))
-            rss_peak = max(rss_peak, memory(pid)[0])
+            rss_peak = max(rss_peak, max(memory(p)[0] for p in pids or [None]))
         self.measuring = False
         watch.cancel()
         stalls.stop()
         gc.enable()
         elapsed = time.monotonic() - t0
-        cpu = cpu_seconds(pid) - cpu0
-        rss, hwm = memory(pid)
+        cpu = cpu_seconds(pids) - cpu0
+        per_worker = [memory(p) for p in pids or [None]]
+        rss, hwm = max(m[0] for m in per_worker), max(m[1] for m in per_worker)
         self.stopping = True
         sockets = sum(1 for t in tables for p in t.people if p.ws is not None and not p.ws.closed)
         await self.drain()
@@ -275,7 +310,9 @@ class Run:
             "client_stalls_ms": stalls.lags,
             "client_gc_pauses_ms": stalls.collections,
             "server_cpu_share": round(cpu / elapsed, 2),
+            "workers": len(pids),
             "rss_mib": round(rss / 1024, 1),
+            "rss_mib_per_worker": [round(m[0] / 1024, 1) for m in per_worker],
             "rss_peak_mib": round(max(rss_peak, rss) / 1024, 1),
             "hwm_mib": round(hwm / 1024, 1),
             "load_average_before": load_before,
@@ -326,12 +363,14 @@ def windows(times: list[float], values: list[float], width: float) -> dict:
     return {"n": len(p99s), "min": p99s[0], "median": p99s[len(p99s) // 2], "max": p99s[-1]}
 
 
-def cpu_seconds(pid: int | None) -> float:
-    if pid is None:
-        return 0.0
-    with open(f"/proc/{pid}/stat") as f:
-        parts = f.read().rsplit(")", 1)[1].split()
-    return (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
+def cpu_seconds(pids: list[int]) -> float:
+    """The CPU time of all `pids` (every server worker)."""
+    total = 0
+    for pid in pids:
+        with open(f"/proc/{pid}/stat") as f:
+            parts = f.read().rsplit(")", 1)[1].split()
+        total += int(parts[11]) + int(parts[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def memory(pid: int | None) -> tuple[int, int]:
@@ -382,6 +421,8 @@ def show(r: dict) -> None:
     print(
         f"server RSS             {r['rss_mib']} MiB (peak {r['rss_peak_mib']}, HWM {r['hwm_mib']})"
     )
+    if r.get("workers", 1) > 1:
+        print(f"RSS per worker         {' / '.join(map(str, r['rss_mib_per_worker']))} MiB")
     lags, collections = r.get("client_stalls_ms", []), r.get("client_gc_pauses_ms", [])
     print(
         f"client stalls          {len(lags)} over 50 ms (longest {max(lags, default=0)} ms); "
@@ -407,6 +448,12 @@ def player_options(parser, *, think: float, end_score: str, seed: int) -> None:
     )
     parser.add_argument("--url", help="drive this server instead of starting gunicorn")
     parser.add_argument("--pid", type=int, help="with --url: the worker's pid, for CPU/RSS")
+    parser.add_argument(
+        "--servers",
+        type=int,
+        default=1,
+        help="gunicorn servers on ports of their own; each table's traffic goes to one",
+    )
     parser.add_argument("--seed", type=int, default=seed)
     parser.add_argument("--keep", action="store_true", help="keep the server's folder")
 

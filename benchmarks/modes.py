@@ -11,10 +11,19 @@ every worker; RSS is given per worker.
     PG=postgresql://postgres@127.0.0.1:5432/postgres
     .venv/bin/python benchmarks/modes.py --postgres $PG --workers 2 --tables 1000 --think 10
 
+--by-table runs --workers servers of one process each, on ports of their own, and the
+load client sends every request and socket of a table to one of them, by its code (as
+the README's nginx `hash` on the table code does): a change is then pushed by the
+process that made it, and the others only hear of it.
+
 --cpu-cap SHARE puts each worker in a cgroup of its own, limited to SHARE of one core
 (Linux, as root): on a machine whose cores the load client, PostgreSQL and Redis share
 with the server, this is how one process and two can each be saturated, to compare
 what a second process adds.
+
+    SATURATE="--cpu-cap 0.4 --tables 500 --think 1 --ramp 30 --warmup 15 --seconds 40"
+    .venv/bin/python benchmarks/modes.py $SATURATE
+    .venv/bin/python benchmarks/modes.py --postgres $PG --workers 2 --by-table $SATURATE
 """
 
 from __future__ import annotations
@@ -23,7 +32,6 @@ import argparse
 import importlib.util
 import os
 import secrets
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -37,19 +45,6 @@ def load_generator():
     sys.modules[spec.name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
     return module
-
-
-def workers_of(pid: int | None) -> list[int]:
-    """Every gunicorn worker beside `pid` (the children of its parent)."""
-    if pid is None:
-        return []
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return [pid]
-    parent = stat.rsplit(")", 1)[1].split()[1]
-    out = subprocess.run(["pgrep", "-P", parent], capture_output=True, text=True).stdout
-    return sorted(int(p) for p in out.split()) or [pid]
 
 
 def cap_workers(pids: list[int], share: float) -> list[Path]:
@@ -89,6 +84,13 @@ def main(argv=None) -> None:
     parser.add_argument("--redis", metavar="URL", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--cpu-cap", type=float, metavar="SHARE", help="cores per worker")
+    parser.add_argument(
+        "--by-table",
+        action="store_true",
+        help="--workers servers of one process each, on ports of their own; every request "
+        "and socket of a table goes to one of them (by its code), as a proxy hashing on "
+        'the table code sends them (README, "Many processes")',
+    )
     args, rest = parser.parse_known_args(argv)
     load = load_generator()
     groups: list[Path] = []
@@ -97,23 +99,10 @@ def main(argv=None) -> None:
 
         async def wait_ready_capped(self, session) -> None:
             await ready(self, session)
-            groups.extend(cap_workers(workers_of(self.worker_pid()), args.cpu_cap))
+            groups.extend(cap_workers(self.worker_pids(), args.cpu_cap))
             print(f"each of {len(groups)} workers capped at {args.cpu_cap:g} core", flush=True)
 
         load.Run.wait_ready = wait_ready_capped
-    per_worker: dict[int, tuple[int, int]] = {}
-    cpu_one, memory_one = load.cpu_seconds, load.memory
-
-    def cpu_all(pid):
-        return sum(cpu_one(p) for p in workers_of(pid))
-
-    def memory_max(pid):
-        for p in workers_of(pid):
-            per_worker[p] = memory_one(p)
-        values = list(per_worker.values()) or [(0, 0)]
-        return max(v[0] for v in values), max(v[1] for v in values)
-
-    load.cpu_seconds, load.memory = cpu_all, memory_max
     name = None
     if args.postgres:
         import psycopg
@@ -126,18 +115,18 @@ def main(argv=None) -> None:
             SKYMO_DATABASE_URL=args.postgres.rsplit("/", 1)[0] + "/" + name,
             SKYMO_REDIS_URL=args.redis,
             SKYMO_REDIS_PREFIX=prefix,
-            SKYMO_WORKERS=str(args.workers),
+            SKYMO_WORKERS="1" if args.by_table else str(args.workers),
         )
-        print(f"mode: PostgreSQL + Redis, {args.workers} processes", flush=True)
+        if args.by_table:
+            rest += ["--servers", str(args.workers)]
+        routed = ", each table on one (by its code)" if args.by_table else ""
+        print(f"mode: PostgreSQL + Redis, {args.workers} processes{routed}", flush=True)
     else:
         print("mode: SQLite, 1 process", flush=True)
     try:
         load.main(rest)
     finally:
         uncap(groups)
-        if per_worker:
-            rss = " / ".join(f"{v[0] / 1024:.1f}" for _, v in sorted(per_worker.items()))
-            print(f"RSS per worker         {rss} MiB", flush=True)
         if name is not None:
             import psycopg
             import redis

@@ -94,7 +94,7 @@ class Person:
 
     @property
     def base(self) -> str:
-        return self.run.url
+        return self.run.url_for(self.table.code)
 
     def take(self, html: str) -> None:
         """Keep the newest #table seen (a push or an answer)."""

@@ -3,6 +3,11 @@ test_cyclic_garbage.py)."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from flask import url_for
 from werkzeug.routing import Map, Rule
 from werkzeug.routing.matcher import StateMachineMatcher
 
@@ -119,3 +124,23 @@ def test_a_remembered_adapter_is_the_same_request_lines_only():
     assert other_host.build("show", {"code": "X"}, force_external=True) == "https://b.test/t/X"
     assert first.build("show", {"code": "X"}, force_external=True) == "http://a.test/t/X"
     assert routes.bind_to_environ(environ("a.test", "/t/AB", "v=3")) is not first
+
+
+def test_every_url_of_a_table_or_sheet_names_it_where_the_readme_s_proxy_hashes(app):
+    """README, "One table, one process": nginx sends a table's requests and sockets to one
+    process by the code its map finds in the path. Every rule naming a table or a score
+    sheet must give that map its code, and no other rule may look like one."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    found = re.search(r"^map \$uri \$skymo_table \{.*?^\s+~(\S+) \$code;", readme, re.M | re.S)
+    assert found, "the README's nginx map of the table code"
+    pattern = re.compile(found.group(1).replace("(?<", "(?P<"))
+    values = {"code": "K7QX2M", "number": 3, "seat_id": 12, "filename": "app.css", "username": "al"}
+    with app.test_request_context():
+        for rule in app.url_map.iter_rules():
+            url = url_for(rule.endpoint, **{k: values[k] for k in rule.arguments})
+            path = urlsplit(url).path  # a socket's URL is absolute (ws://)
+            match = pattern.match(path)
+            if "code" in rule.arguments:
+                assert match and match["code"] == "K7QX2M", path
+            else:
+                assert match is None, path
