@@ -28,20 +28,26 @@ class SharedPresence:
     any process, and when each seat was last seen. Every call falls back to what this
     process knows itself when Redis does not answer."""
 
-    # How long one read of a table's presence serves its lookups (and travels with its
-    # changes), unless a process announces a change of the table first: any presence
-    # change that can change a mark or a timer is announced (a socket's first opening
-    # or last closing, a seat coming back, a reap), and this process's own writes drop
-    # its read. Below the heartbeat (a read socket's expiry stays ahead) and the
-    # shortest grace (a timer worked out from a read a request extended fires after
-    # the read is gone). It was 0.2 s: a Redis read for nearly every move's push.
-    CACHE_SECONDS = 4.0
+    # One read of a table's presence serves its lookups (and travels with its changes)
+    # until a process announces a change of the table (any presence change that can
+    # change a mark or a timer is: a socket's first opening or last closing, a seat
+    # coming back, a reap; this process's own writes drop its read), or until the
+    # first of its times still ahead runs out: a socket's expiry, which a heartbeat
+    # elsewhere moves on unannounced, or a "last seen", which a request elsewhere may
+    # have moved (so a timer worked out from a read fires after the read is gone).
+    # CACHE_SECONDS at most: an announcement lost with the listener's connection (its
+    # resync drops every read). It was a fixed 4 s: at 1 s of thought a table moves
+    # every few seconds, and ~0.9 Redis reads a move cost 9% of a process's CPU.
+    CACHE_SECONDS = 10.0
 
     def __init__(self, broker, held, notify):
         self.broker = broker
         self._held = held  # () -> [(code, seat id)] of this process's sockets
         self._notify = notify  # (code, seat id, present) -> None: presence listeners
-        self._cache: dict[str, tuple[float, dict[int, float], dict[int, float]]] = {}
+        # code -> (read at, {seat: socket until}, {seat: last seen}, serves until); the
+        # times read and served are monotonic, the presence times wall-clock ones.
+        self._cache: dict[str, tuple[float, dict[int, float], dict[int, float], float]] = {}
+        self._dropped_all = -1.0  # reads made before this are not taken (resync)
         # code -> when this process last wrote there, or heard of a change without a
         # read: a read made before that may miss it, and is not primed.
         self._changed: dict[str, float] = {}
@@ -103,7 +109,7 @@ class SharedPresence:
     def _present_in_read(self, code: str, seat_id: int) -> bool:
         """Under the lock: this process's fresh read shows the seat present now."""
         hit = self._cache.get(code)
-        if hit is None or time.monotonic() - hit[0] >= self.CACHE_SECONDS:
+        if hit is None or time.monotonic() >= hit[3]:
             return False
         now = time.time()
         return hit[1].get(seat_id, 0.0) > now or hit[2].get(seat_id, 0.0) > now
@@ -114,7 +120,7 @@ class SharedPresence:
         hit = self._cache.get(code)
         if hit is not None:
             seen = {**hit[2], seat_id: max(hit[2].get(seat_id, 0.0), until)}
-            self._cache[code] = (hit[0], hit[1], seen)
+            self._cache[code] = (hit[0], hit[1], seen, hit[3])  # a later time: as long
 
     def forget(self, code: str) -> None:
         with self._lock:
@@ -140,7 +146,7 @@ class SharedPresence:
         now = time.monotonic()
         with self._lock:
             hit = self._cache.get(code)
-        if hit is not None and now - hit[0] < self.CACHE_SECONDS:
+        if hit is not None and now < hit[3]:
             return hit[1], hit[2]
         if self.broker.down():
             return None
@@ -149,9 +155,10 @@ class SharedPresence:
         except Exception as exc:
             self.broker.failed(exc, "presence read")
             return None
+        lasts = self._lasts(now, time.time(), live, seen)
         with self._lock:
-            if self._changed.get(code, -1.0) < now:  # else a change came in meanwhile
-                self._cache[code] = (now, live, seen)
+            if self._changed.get(code, -1.0) < now and self._dropped_all < now:
+                self._cache[code] = (now, live, seen, lasts)  # else a change came meanwhile
             if len(self._cache) > 10_000:
                 self._cache.clear()
         return live, seen
@@ -164,25 +171,41 @@ class SharedPresence:
         now = time.monotonic()
         with self._lock:
             hit = self._cache.get(code)
-        if hit is None or now - hit[0] >= self.CACHE_SECONDS:
+        if hit is None or now >= hit[3]:
             return None
         return [time.time() - (now - hit[0]), hit[1], hit[2]]
 
     def prime(self, code: str, recent: list) -> None:
         """Take another process's read (`recent`) if it is still fresh."""
         read, live, seen = recent
+        now = time.monotonic()
         age = time.time() - float(read)
         if not 0 <= age < self.CACHE_SECONDS:
             return
-        read_at = time.monotonic() - age
+        read_at = now - age
         live = {int(seat): float(until) for seat, until in live.items()}
         seen = {int(seat): float(until) for seat, until in seen.items()}
+        lasts = self._lasts(read_at, float(read), live, seen)
+        if now >= lasts:
+            return
         with self._lock:
-            if self._changed.get(code, -1.0) >= read_at:
+            if self._changed.get(code, -1.0) >= read_at or self._dropped_all >= read_at:
                 return  # read before a change this process knows of: it may miss it
             hit = self._cache.get(code)
             if hit is None or hit[0] < read_at:
-                self._cache[code] = (read_at, live, seen)
+                self._cache[code] = (read_at, live, seen, lasts)
+
+    def _lasts(self, read_at: float, read_wall: float, live: dict, seen: dict) -> float:
+        """Until when (monotonic) a read made at `read_at` (`read_wall` on the wall
+        clock) serves: the first of its times still ahead then, CACHE_SECONDS at most."""
+        ahead = [u - read_wall for u in (*live.values(), *seen.values()) if u > read_wall]
+        return read_at + min([self.CACHE_SECONDS, *ahead])
+
+    def drop_all(self) -> None:
+        """Announcements may have been lost (the listener reconnected): read again."""
+        with self._lock:
+            self._cache.clear()
+            self._dropped_all = time.monotonic()
 
     def heard(self, code: str) -> None:
         """Another process changed the table without sending its read of the presence:
@@ -301,7 +324,10 @@ class Fanout:
     def resync(self) -> None:
         """After (re)connecting to Redis: changes may have been missed meanwhile, so every
         table with a socket here is pushed as it is stored now (sockets skip what they
-        have)."""
+        have), and every read of presence is dropped (a change announced meanwhile was
+        lost)."""
+        if self.shared is not None:
+            self.shared.drop_all()
         for code in self.hub.codes():
             self._queue(code, "table", reload=True)
 

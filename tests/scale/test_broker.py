@@ -223,7 +223,9 @@ def test_a_fresh_read_of_presence_travels_with_a_change_and_spares_a_redis_read(
     on_b.shared.prime("ABCDEF", [recent[0] - on_b.shared.CACHE_SECONDS - 1.0, {}, {}])
     assert on_b.present("ABCDEF") == {5, 6} and reads == ["ABCDEF"]
     on_a.shared.CACHE_SECONDS = 0.05
-    time.sleep(0.05)
+    on_a.shared._cache.clear()
+    assert on_a.present("ABCDEF") == {5, 6}
+    time.sleep(0.06)
     assert on_a.shared.recent("ABCDEF") is None  # too old to send
 
 
@@ -244,6 +246,40 @@ def test_a_read_of_presence_lasts_until_a_process_announces_a_change(pair):
     assert reads == ["ABCDEF", "ABCDEF"]
     on_b.opened("ABCDEF", 6)  # B's own write drops its read too
     assert on_b.present("ABCDEF") == {6} and len(reads) == 3
+
+
+def test_a_read_of_presence_ends_when_one_of_its_times_runs_out(pair):
+    """A "last seen" (or a socket's expiry) may have been moved on by another process
+    without an announcement: the read that holds it is read again once it passes."""
+    a, b = pair
+    on_b = shared_presence(b)
+    reads = []
+    table_presence = b.table_presence
+    b.table_presence = lambda code: reads.append(code) or table_presence(code)
+    a.seen("ABCDEF", 7, time.time() + 0.4)  # another process's request
+    assert on_b.present("ABCDEF") == {7} and reads == ["ABCDEF"]
+    a.seen("ABCDEF", 7, time.time() + 60)  # a later request there: no announcement
+    assert on_b.present("ABCDEF") == {7} and reads == ["ABCDEF"]
+    time.sleep(0.45)
+    assert on_b.present("ABCDEF") == {7} and reads == ["ABCDEF", "ABCDEF"]
+    # With a socket's expiry LIVE_TTL ahead, the read serves CACHE_SECONDS, no longer.
+    a.socket_held([("ABCDEF", 5)])
+    on_b.shared.heard("ABCDEF")
+    assert on_b.present("ABCDEF") == {5, 7}
+    read_at, _, _, lasts = on_b.shared._cache["ABCDEF"]
+    assert lasts - read_at == pytest.approx(on_b.shared.CACHE_SECONDS)
+
+
+def test_after_the_listener_reconnects_every_read_of_presence_is_dropped(pair):
+    a, b = pair
+    on_a, on_b = shared_presence(a), shared_presence(b)
+    on_a.opened("ABCDEF", 5)
+    assert on_b.present("ABCDEF") == {5}
+    recent = on_b.shared.recent("ABCDEF")
+    on_a.closed("ABCDEF", 5)  # its announcement lost while the listener was away
+    on_b.shared.drop_all()  # Fanout.resync, once connected again
+    on_b.shared.prime("ABCDEF", recent)  # a read from before is not taken either
+    assert on_b.present("ABCDEF") == set()
 
 
 def test_without_redis_presence_is_this_processs_own():
