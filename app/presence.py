@@ -4,7 +4,7 @@ without JavaScript has no socket). The scheduler's timers for absent players and
 
 In-process and indexed by table: a lookup never scans other tables, and a table's
 entries go when it closes or once they are old (`sweep`). In the multi-process mode a
-shared store (app.cluster.SharedPresence, in Redis) is consulted as well: this process's
+shared store (app.shared_presence.SharedPresence, in Redis) is consulted as well: this process's
 own sockets and requests are written to it, and lookups see every process's."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ class Presence:
         self._listeners: list[Callable[[str, int, bool], None]] = []
         self._shown: list[Callable[[str, int, bool], None]] = []
         self.started_at = time.time()
-        self.shared = None  # app.cluster.SharedPresence in the multi-process mode
+        self.shared = None  # app.shared_presence.SharedPresence in the multi-process mode
 
     def share(self, store) -> None:
         """Also keep presence in `store` (None: this process only)."""

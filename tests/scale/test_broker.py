@@ -14,8 +14,8 @@ import redis
 
 from app import broker as broker_module
 from app.broker import Broker
-from app.cluster import SharedPresence
 from app.presence import Presence
+from app.shared_presence import SharedPresence
 from tests.scale.conftest import REDIS_URL
 
 
