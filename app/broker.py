@@ -1,11 +1,17 @@
 """Redis for the multi-process mode: fan-out of table changes and shared presence.
 
 Fan-out: a process that commits a change pushes it to its own sockets and publishes
-"table X is at version V", with the committed row and seats, on one channel; every
-other process renders it for the sockets it holds there, without reading it back from
-PostgreSQL (app.tables.store.Store.from_message). A lost message costs only latency:
-after a reconnect each process pushes all of its tables again, as stored (a socket
-never receives an older version than it has).
+"table X is at version V", with the committed row and seats, to the processes that
+hold a socket at X (the sorted set `at:<code>`: process -> until, refreshed by each
+holder's heartbeat), each on its channel `to:<process>`; they render it for their
+sockets there without reading it back from PostgreSQL
+(app.tables.store.Store.from_message). A Lua script reads the holders and publishes in
+one round trip, so a process that registers as a holder before it reads the table
+either gets the change or reads it. With each table's sockets on one process (the
+README's proxy), a move reaches no other process at all. Messages without a snapshot
+(presence, the lobby, events) go to every process on the channel `push`. A lost
+message costs only latency: after a reconnect each process registers and pushes all
+of its tables again, as stored (a socket never receives an older version than it has).
 
 Presence: a seat with an open socket in some process has a field in the table's hash
 `live:<code>` ("<seat>|<process>" -> until), refreshed by that process's heartbeat; a
@@ -38,6 +44,19 @@ SEEN_KEEP = 2 * 60 * 60  # seconds a table's "last seen" hash is kept after its 
 RETRY_AFTER_FAILURE = 1.0  # seconds publishes are skipped after Redis failed
 POOL_SIZE = 64  # Redis connections per process (the listener has its own)
 
+HOLDER_STALE = 60.0  # seconds past its "until" a holder is dropped (clocks may differ)
+
+# Publish ARGV[4] to each holder of the table (KEYS[1]) but ARGV[2] (the publisher), on
+# its channel (ARGV[3] .. process), after dropping holders that stopped refreshing.
+_TO_HOLDERS = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+local sent = 0
+for _, holder in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  if holder ~= ARGV[2] then sent = sent + redis.call('PUBLISH', ARGV[3] .. holder, ARGV[4]) end
+end
+return sent
+"""
+
 # seen[seat] = max(seen[seat], until); the hash expires SEEN_KEEP after its last write.
 _SEEN_MAX = """
 local current = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
@@ -52,7 +71,8 @@ class Broker:
         self.url = url
         self.prefix = prefix
         self.process = f"{socket.gethostname()}.{os.getpid()}.{secrets.token_hex(3)}"
-        self.channel = prefix + "push"
+        self.channel = prefix + "push"  # to every process
+        self.inbox = prefix + "to:" + self.process  # to this process only
         # How this process's messages begin (orjson keeps the keys' order): half of what
         # the listener hears with two processes, skipped without parsing its snapshot.
         self._own = orjson.dumps({"p": self.process})[:-1] + b","
@@ -69,8 +89,11 @@ class Broker:
         )
         self.redis = redis.Redis(connection_pool=pool)
         self._seen_max = self.redis.register_script(_SEEN_MAX)
+        self._to_holders = self.redis.register_script(_TO_HOLDERS)
         self._skip_until = 0.0
-        self._outbox: list[bytes] = []  # messages waiting for the publish in progress
+        # (code for its holders only, else None; message): waiting for the publish in
+        # progress
+        self._outbox: list[tuple[str | None, bytes]] = []
         self._outbox_lock = threading.Lock()
         self._sending = False
         self.listening = threading.Event()  # set while the listener is subscribed
@@ -91,8 +114,9 @@ class Broker:
         self, code: str, what: str, version: int | None, data=None, state: dict | None = None
     ) -> bool:
         """Tell the other processes that `code` changed ("table", "lobby"; `state`: the
-        committed snapshot as app.tables.store.snapshot_message makes it) or had an event
-        (another `what`, with its JSON `data`: see `on_events`); False if Redis is
+        committed snapshot as app.tables.store.snapshot_message makes it, sent to the
+        table's holders only), that its presence changed ("presence"), or that it had an
+        event (another `what`, with its JSON `data`: see `on_events`); False if Redis is
         unreachable (pushes resume when it is back: the listeners resync)."""
         if self.down():
             return False
@@ -103,7 +127,7 @@ class Broker:
             message["s"] = state
         message = orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS)
         with self._outbox_lock:
-            self._outbox.append(message)
+            self._outbox.append((code if state is not None else None, message))
             if self._sending:
                 return True  # the caller sending now takes it along, in its next round trip
             self._sending = True
@@ -133,21 +157,53 @@ class Broker:
                 self._sending = False
             raise
 
-    def _send(self, batch: list[bytes]) -> bool:
+    def _send(self, batch: list[tuple[str | None, bytes]]) -> bool:
         if self.down():
             return False  # skipped: the listeners resync when Redis is back
         try:
             if len(batch) == 1:
-                self.redis.publish(self.channel, batch[0])
+                self._send_one(*batch[0], self.redis)
             else:
                 pipe = self.redis.pipeline(transaction=False)
-                for message in batch:
-                    pipe.publish(self.channel, message)
+                for code, message in batch:
+                    self._send_one(code, message, pipe)
                 pipe.execute()
             return True
         except redis.RedisError as exc:
             self.failed(exc, "publish")
             return False
+
+    def _send_one(self, code: str | None, message: bytes, client) -> None:
+        if code is None:
+            client.publish(self.channel, message)
+            return
+        stale = time.time() - HOLDER_STALE
+        args = [stale, self.process, self.prefix + "to:", message]
+        self._to_holders(keys=[self._holders(code)], args=args, client=client)
+
+    # ----- holders: the processes with a socket at a table -----------------------------
+    def _holders(self, code: str) -> str:
+        return f"{self.prefix}at:{code}"
+
+    def hold(self, codes: Iterable[str], now: float | None = None) -> list[str]:
+        """This process holds a socket at each table of `codes` (for LIVE_TTL more):
+        send it their changes. Returns the codes it was not registered at (first
+        socket, or the registration was lost: Redis restarted), whose changes it may
+        have missed. Raises if Redis does not answer."""
+        codes = list(codes)
+        if not codes:
+            return []
+        until = (time.time() if now is None else now) + LIVE_TTL
+        pipe = self.redis.pipeline(transaction=False)
+        for code in codes:
+            pipe.zadd(self._holders(code), {self.process: until})
+            pipe.expire(self._holders(code), int(LIVE_TTL + HOLDER_STALE))
+        added = pipe.execute()[::2]
+        return [code for code, new in zip(codes, added, strict=True) if new]
+
+    def unhold(self, code: str) -> None:
+        """This process's last socket at the table closed."""
+        self.redis.zrem(self._holders(code), self.process)
 
     def listen(
         self,
@@ -184,7 +240,7 @@ class Broker:
             )
             pubsub = client.pubsub(ignore_subscribe_messages=True)
             try:
-                pubsub.subscribe(self.channel)
+                pubsub.subscribe(self.channel, self.inbox)
                 self.listening.set()
                 delay = 0.1
                 self._skip_until = 0.0
@@ -216,7 +272,7 @@ class Broker:
         code, what, version = message.get("c"), message.get("w"), message.get("v")
         if not isinstance(code, str):
             return
-        if what in ("table", "lobby"):
+        if what in ("table", "lobby", "presence"):
             state = message.get("s")
             _safely(lambda: handle(code, what, version, state), f"pushing table {code}")
         elif isinstance(what, str) and self._on_event is not None:

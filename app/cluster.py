@@ -1,8 +1,9 @@
 """The multi-process mode (PostgreSQL + Redis), plugged into the change step's seams:
 
-- transport: a committed change is pushed to this process's sockets and announced on
-  Redis (app.broker) with the committed snapshot; other processes push it to theirs,
-  rendering from that snapshot (from PostgreSQL when they resync after lost messages).
+- transport: a committed change is pushed to this process's sockets and sent through
+  Redis (app.broker) with the committed snapshot to the processes holding a socket at
+  the table; they push it to theirs, rendering from that snapshot (from PostgreSQL when
+  they resync after lost messages).
 - presence: shared in Redis, with expiry (app.shared_presence), behind app.presence's
   methods.
 - scheduler: the `Due` table, claimed by every process (app.due)."""
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 
 from flask import request
 from flask.testing import EnvironBuilder
@@ -39,6 +41,8 @@ class Fanout:
         self._pending: dict[str, tuple[str, dict | None]] = {}
         self._running: set[str] = set()
         self._environs: dict[str, dict] = {}  # base URL -> the WSGI environ of a request
+        self._holding_lock = threading.Lock()
+        self._thread: threading.Thread | None = None
 
     def _as_request_from(self, base_url: str):
         """A request context as if from a page at `base_url`: links and form actions come
@@ -69,9 +73,54 @@ class Fanout:
             state["ap"] = answered  # the mover's page: its socket here is not pushed to
         self.broker.publish(code, what, snapshot.version, state=state)
 
+    # ----- holding: which processes hear a table's changes ---------------------------
+    def holding(self, code: str, held: bool) -> None:
+        """This process's first socket at a table opened, or its last one closed: tell
+        Redis (app.broker's holders), before the socket is sent the table. Done as the
+        hub stands when the lock is ours, so a socket opening just as the last one
+        closes leaves the process registered. If Redis does not answer, the heartbeat
+        registers it and pushes the table again."""
+        with self._holding_lock:
+            held = bool(self.hub.connections(code))
+            try:
+                if held:
+                    self.broker.hold([code])
+                else:
+                    self.broker.unhold(code)
+            except Exception as exc:
+                self.broker.failed(exc, "holding a table")
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._beat, name="skymo-holders", daemon=True)
+            self._thread.start()
+
+    def _beat(self) -> None:
+        from .broker import HEARTBEAT
+
+        while True:
+            time.sleep(HEARTBEAT)
+            self.refresh()
+
+    def refresh(self) -> None:
+        """Register every table with a socket here again (for LIVE_TTL more); a table
+        whose registration had been lost (Redis restarted or did not answer) may have
+        missed changes: it is pushed again, as stored."""
+        try:
+            lost = self.broker.hold(self.hub.codes())
+        except Exception as exc:
+            log.warning("registering this process's tables failed (Redis): %s", exc)
+            return
+        for code in lost:
+            self._queue(code, "table", reload=True)
+
     def received(
         self, code: str, what: str, version: int | None, state: dict | None = None
     ) -> None:
+        if what == "presence":  # read it again when needed (see SharedPresence._write)
+            if self.shared is not None:
+                self.shared.heard(code)
+            return
         if self.shared is not None:  # even without sockets here: timers read presence
             if state is not None and state.get("pr"):
                 self.shared.prime(code, state["pr"])
@@ -86,11 +135,15 @@ class Fanout:
 
     def resync(self) -> None:
         """After (re)connecting to Redis: changes may have been missed meanwhile, so every
-        table with a socket here is pushed as it is stored now (sockets skip what they
-        have), and every read of presence is dropped (a change announced meanwhile was
-        lost)."""
+        table with a socket here is registered again (Redis may have restarted empty),
+        then pushed as it is stored now (sockets skip what they have), and every read of
+        presence is dropped (a change announced meanwhile was lost)."""
         if self.shared is not None:
             self.shared.drop_all()
+        try:
+            self.broker.hold(self.hub.codes())
+        except Exception as exc:
+            log.warning("registering this process's tables failed (Redis): %s", exc)
         for code in self.hub.codes():
             self._queue(code, "table", reload=True)
 
@@ -161,6 +214,8 @@ def init_app(app) -> DueScheduler:
     shared = SharedPresence(broker, presence.held, notify)
     fanout = Fanout(app, broker, hub, store, shared)
     hub.set_fanout(fanout.publish)
+    hub.set_holding(fanout.holding)
+    fanout.start()
     presence.share(shared)
     shared.start()
     hub.set_announcer(lambda code, name, data: broker.publish(code, name, None, data))

@@ -228,6 +228,9 @@ class Hub:
         self._fanout: Callable[[str, str, object], None] | None = None
         self._events: dict[str, Callable[[str, object], None]] = {}
         self._announce: Callable[[str, str, object], None] | None = None
+        # holding(code, held): this process's first socket at a table opened (True) or
+        # its last one closed (False); called before the socket gets the table
+        self._holding: Callable[[str, bool], None] | None = None
 
     def set_fanout(self, fanout: Callable[[str, str, object], None] | None) -> None:
         self._fanout = fanout
@@ -255,10 +258,18 @@ class Hub:
     def set_renderer(self, renderer: Renderer) -> None:
         self._renderer = renderer
 
+    def set_holding(self, holding: Callable[[str, bool], None] | None) -> None:
+        """holding(code, held): see __init__ (multi-process mode: the other processes
+        send this one a table's changes only while it holds a socket there)."""
+        self._holding = holding
+
     def add(self, conn: Connection) -> None:
         conn.start()
         with self._lock:
+            first = conn.code not in self._tables
             self._tables.setdefault(conn.code, set()).add(conn)
+        if first and self._holding is not None:
+            self._holding(conn.code, True)
         presence.opened(conn.code, conn.seat_id)
 
     def remove(self, conn: Connection) -> None:
@@ -268,8 +279,11 @@ class Hub:
             if conns is None or conn not in conns:
                 return
             conns.discard(conn)
-            if not conns:
+            last = not conns
+            if last:
                 del self._tables[conn.code]
+        if last and self._holding is not None:
+            self._holding(conn.code, False)
         presence.closed(conn.code, conn.seat_id)
 
     def connections(self, code: str) -> list[Connection]:

@@ -19,9 +19,9 @@ class SharedPresence:
     process knows itself when Redis does not answer."""
 
     # One read of a table's presence serves its lookups (and travels with its changes)
-    # until a process announces a change of the table (any presence change that can
-    # change a mark or a timer is: a socket's first opening or last closing, a seat
-    # coming back, a reap; this process's own writes drop its read), or until the
+    # until a process announces a presence change there (every write that can change a
+    # mark or a timer is announced to every process: a socket's first opening or last
+    # closing, a seat coming back or taken, a reap; see `_write`), or until the
     # first of its times still ahead runs out: a socket's expiry, which a heartbeat
     # elsewhere moves on unannounced, or a "last seen", which a request elsewhere may
     # have moved (so a timer worked out from a read fires after the read is gone).
@@ -118,16 +118,21 @@ class SharedPresence:
         self._write(code, lambda: self.broker.forget(code))
 
     def _write(self, code: str, fn, drop: bool = True) -> bool:
+        """`drop`: the write may change a mark or a timer: this process's read of the
+        table is dropped, and the others' too (told on the channel every process hears:
+        changes of the table itself reach only the processes with a socket there)."""
         if drop:
             self._drop(code)
         if self.broker.down():
             return False  # the heartbeat writes this process's sockets again once it is back
         try:
             fn()
-            return True
         except Exception as exc:
             self.broker.failed(exc, "presence write")
             return False
+        if drop:
+            self.broker.publish(code, "presence", None)
+        return True
 
     # ----- reads ------------------------------------------------------------------------
     def table(self, code: str) -> tuple[dict[int, float], dict[int, float]] | None:
@@ -240,8 +245,8 @@ class SharedPresence:
             try:
                 self.broker.socket_held(self._held())
                 for code, seat_id, _ in self.broker.reap():
-                    with self._lock:
-                        self._cache.pop(code, None)
+                    self._drop(code)
+                    self.broker.publish(code, "presence", None)
                     live, _ = self.broker.table_presence(code)
                     if live.get(seat_id, 0) <= time.time():
                         self._notify(code, seat_id, False)

@@ -14,6 +14,7 @@ import redis
 
 from app import broker as broker_module
 from app.broker import Broker
+from app.cluster import Fanout
 from app.presence import Presence
 from app.shared_presence import SharedPresence
 from tests.scale.conftest import REDIS_URL
@@ -53,11 +54,42 @@ def test_a_change_published_by_one_process_reaches_the_other(pair):
     own, _ = listen(a)
     assert a.publish("ABCDEF", "table", 7)
     assert got.get(timeout=2) == ("ABCDEF", "table", 7, None)
+    assert b.hold(["ABCDEF"]) == ["ABCDEF"]  # B holds a socket there
+    assert a.hold(["ABCDEF"]) == ["ABCDEF"]  # and so does A
     state = {"t": {"code": "ABCDEF", "version": 8, "state": {"rounds": []}}, "s": []}
     assert a.publish("ABCDEF", "table", 8, state=state)
     assert got.get(timeout=2) == ("ABCDEF", "table", 8, state)
     with pytest.raises(queue.Empty):
         own.get(timeout=0.3)  # a process does not hear its own changes back
+
+
+def test_a_committed_change_reaches_only_the_processes_holding_a_socket_there(pair):
+    a, b = pair
+    got, _ = listen(b)
+    state = {"t": {"code": "ABCDEF", "version": 8, "state": {"rounds": []}}, "s": []}
+    assert a.publish("ABCDEF", "table", 8, state=state)
+    assert a.publish("ABCDEF", "presence", None)  # presence: every process hears it
+    assert got.get(timeout=2) == ("ABCDEF", "presence", None, None)
+    assert b.hold(["ABCDEF", "GHIJKL"]) == ["ABCDEF", "GHIJKL"]
+    assert b.hold(["ABCDEF"]) == []  # already registered: nothing was missed
+    assert a.publish("ABCDEF", "table", 9, state=state)
+    assert got.get(timeout=2)[:3] == ("ABCDEF", "table", 9)
+    b.unhold("ABCDEF")  # its last socket there closed
+    assert a.publish("ABCDEF", "table", 10, state=state)
+    assert a.publish("GHIJKL", "table", 3, state=state)
+    assert got.get(timeout=2)[:3] == ("GHIJKL", "table", 3)
+    assert got.empty()
+
+
+def test_a_holder_that_stopped_refreshing_is_dropped(pair, redis_prefix):
+    a, b = pair
+    listen(b)
+    b.hold(["ABCDEF"], now=time.time() - broker_module.LIVE_TTL - broker_module.HOLDER_STALE - 1)
+    a.hold(["ABCDEF"])
+    state = {"t": {"code": "ABCDEF", "version": 8, "state": {"rounds": []}}, "s": []}
+    assert a.publish("ABCDEF", "table", 8, state=state)
+    holders = redis.Redis.from_url(REDIS_URL).zrange(f"{redis_prefix}at:ABCDEF", 0, -1)
+    assert holders == [a.process.encode()]
 
 
 def test_changes_announced_at_once_all_arrive_in_order_and_nothing_waits(pair):
@@ -337,3 +369,56 @@ def test_a_request_of_a_seat_already_present_keeps_the_read_of_presence(pair):
     # A seat missing from the read (coming back) is a change: the read is dropped.
     on_b.touch("ABCDEF", 7)
     assert on_b.present("ABCDEF") == {5, 6, 7} and reads == ["ABCDEF"]
+
+
+class Holding:
+    """What app.cluster.Fanout needs of the hub: this process's sockets by table."""
+
+    def __init__(self, *codes):
+        self.held = set(codes)
+
+    def codes(self):
+        return sorted(self.held)
+
+    def connections(self, code):
+        return ["socket"] if code in self.held else []
+
+
+def test_a_process_registers_where_it_holds_sockets_and_pushes_a_table_whose_registration_was_lost(
+    pair, redis_prefix, monkeypatch
+):
+    a, _ = pair
+    hub = Holding("ABCDEF")
+    fanout = Fanout(None, a, hub, None)
+    reloads = []
+    monkeypatch.setattr(fanout, "_queue", lambda code, what, reload=False: reloads.append(code))
+    client = redis.Redis.from_url(REDIS_URL)
+    holders = lambda code: client.zrange(f"{redis_prefix}at:{code}", 0, -1)  # noqa: E731
+    fanout.holding("ABCDEF", True)
+    assert holders("ABCDEF") == [a.process.encode()]
+    fanout.holding("ABCDEF", False)  # a socket opened again as the last one closed
+    assert holders("ABCDEF") == [a.process.encode()]
+    fanout.refresh()  # the heartbeat: still registered, nothing missed
+    assert reloads == []
+    client.delete(f"{redis_prefix}at:ABCDEF")  # Redis restarted empty
+    fanout.refresh()
+    assert holders("ABCDEF") == [a.process.encode()] and reloads == ["ABCDEF"]
+    hub.held.clear()
+    fanout.holding("ABCDEF", False)
+    assert holders("ABCDEF") == []
+
+
+def test_a_seat_taken_in_one_process_drops_the_others_reads_of_presence(pair):
+    """Changes of a table reach only the processes with a socket there, so every
+    presence write that can change a mark or a timer is announced to every process."""
+    a, b = pair
+    on_a, on_b = shared_presence(a), shared_presence(b)
+    fanout = Fanout(None, b, Holding(), None, on_b.shared)
+    b.listen(fanout.received, fanout.resync)
+    assert b.listening.wait(5)
+    assert on_b.present("ABCDEF") == set()  # B's read, kept up to CACHE_SECONDS
+    on_a.arrived("ABCDEF", 6)  # a seat taken in a change made by A
+    deadline = time.monotonic() + 2
+    while on_b.present("ABCDEF") != {6} and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert on_b.present("ABCDEF") == {6}

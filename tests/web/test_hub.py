@@ -141,3 +141,22 @@ def test_a_ping_never_waits_on_the_sender_and_a_push_never_cuts_into_it():
     conn._queue.put(None)
     conn.pump()
     assert sent == [b"ping", "<p>new</p>"]
+
+
+def test_the_hub_says_when_its_first_socket_at_a_table_opens_and_its_last_closes():
+    """The multi-process mode registers a process as a holder of the table then
+    (app.cluster.Fanout.holding), before the socket is sent the table."""
+    local = hub_module.Hub()
+    calls = []
+    local.set_holding(lambda code, held: calls.append((code, held, len(local.connections(code)))))
+    one, two = (Connection("ABCDEF", None, "", lambda html: None) for _ in range(2))
+    other = Connection("GHIJKL", None, "", lambda html: None)
+    local.add(one)
+    local.add(two)
+    local.add(other)
+    assert calls == [("ABCDEF", True, 1), ("GHIJKL", True, 1)]
+    local.remove(one)
+    local.remove(one)  # removed twice (closed, then dropped): said once
+    assert calls[2:] == []
+    local.remove(two)
+    assert calls[2:] == [("ABCDEF", False, 0)]
