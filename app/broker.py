@@ -8,16 +8,13 @@ sockets there without reading it back from PostgreSQL
 (app.tables.store.Store.from_message). A Lua script reads the holders and publishes in
 one round trip, so a process that registers as a holder before it reads the table
 either gets the change or reads it. With each table's sockets on one process (the
-README's proxy), a move reaches no other process at all. Messages without a snapshot
+README's proxy), a move reaches no other process at all, and most cost no round trip
+(see `publish`). Messages without a snapshot
 (presence, the lobby, events) go to every process on the channel `push`. A lost
 message costs only latency: after a reconnect each process registers and pushes all
 of its tables again, as stored (a socket never receives an older version than it has).
 
-Presence: a seat with an open socket in some process has a field in the table's hash
-`live:<code>` ("<seat>|<process>" -> until), refreshed by that process's heartbeat; a
-process that dies stops refreshing, and another one reaps the expired entries (the
-sorted set `live` orders them by expiry) and reports those seats away from that moment.
-"Last seen" times (a request, a closed socket) are in the hash `seen:<code>`.
+Presence: app.redis_presence (its commands are the broker's too).
 
 Redis down: nothing here raises into a move. Publishes are skipped (the listener's
 resync repairs the sockets when Redis is back) and presence falls back to what this
@@ -36,37 +33,37 @@ from collections.abc import Callable, Iterable
 import orjson
 import redis
 
+from .redis_presence import LIVE_TTL, SEEN_MAX, RedisPresence
+
 log = logging.getLogger(__name__)
 
-LIVE_TTL = 15.0  # seconds a socket's presence lasts without a heartbeat
 HEARTBEAT = 5.0  # seconds between heartbeats (and reaps)
-SEEN_KEEP = 2 * 60 * 60  # seconds a table's "last seen" hash is kept after its last write
 RETRY_AFTER_FAILURE = 1.0  # seconds publishes are skipped after Redis failed
 POOL_SIZE = 64  # Redis connections per process (the listener has its own)
 
 HOLDER_STALE = 60.0  # seconds past its "until" a holder is dropped (clocks may differ)
+# Seconds a publish that found no other holder of a table is trusted: the table's next
+# changes within it are not sent at all, unless a process announces it joined (see
+# `publish`; a process that joins pushes the table again once this has passed).
+ALONE_TRUST = 20.0
 
 # Publish ARGV[4] to each holder of the table (KEYS[1]) but ARGV[2] (the publisher), on
-# its channel (ARGV[3] .. process), after dropping holders that stopped refreshing.
+# its channel (ARGV[3] .. process), after dropping holders that stopped refreshing;
+# returns how many there were.
 _TO_HOLDERS = """
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-local sent = 0
+local others = 0
 for _, holder in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-  if holder ~= ARGV[2] then sent = sent + redis.call('PUBLISH', ARGV[3] .. holder, ARGV[4]) end
+  if holder ~= ARGV[2] then
+    redis.call('PUBLISH', ARGV[3] .. holder, ARGV[4])
+    others = others + 1
+  end
 end
-return sent
-"""
-
-# seen[seat] = max(seen[seat], until); the hash expires SEEN_KEEP after its last write.
-_SEEN_MAX = """
-local current = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
-if tonumber(ARGV[2]) > current then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
-redis.call('EXPIRE', KEYS[1], ARGV[3])
-return 1
+return others
 """
 
 
-class Broker:
+class Broker(RedisPresence):
     def __init__(self, url: str, prefix: str = "skymo:"):
         self.url = url
         self.prefix = prefix
@@ -88,9 +85,12 @@ class Broker:
             health_check_interval=10,
         )
         self.redis = redis.Redis(connection_pool=pool)
-        self._seen_max = self.redis.register_script(_SEEN_MAX)
+        self._seen_max = self.redis.register_script(SEEN_MAX)  # app.redis_presence
         self._to_holders = self.redis.register_script(_TO_HOLDERS)
         self._skip_until = 0.0
+        # code -> when (monotonic) a publish found no other process holding the table
+        self._alone: dict[str, float] = {}
+        self._joins: dict[str, float] = {}  # code -> when another process said it joined
         # (code for its holders only, else None; message): waiting for the publish in
         # progress
         self._outbox: list[tuple[str | None, bytes]] = []
@@ -117,9 +117,18 @@ class Broker:
         committed snapshot as app.tables.store.snapshot_message makes it, sent to the
         table's holders only), that its presence changed ("presence"), or that it had an
         event (another `what`, with its JSON `data`: see `on_events`); False if Redis is
-        unreachable (pushes resume when it is back: the listeners resync)."""
+        unreachable (pushes resume when it is back: the listeners resync).
+
+        A change of a table that a publish found no other process holding, less than
+        ALONE_TRUST ago, is not sent (with each table's sockets on one process, most
+        moves cost no round trip to Redis): a process that registers as a holder
+        announces it ("holding", to every process), which ends that trust, and pushes
+        the table again after 1 s and after ALONE_TRUST, for a change made before the
+        announcement arrived."""
         if self.down():
             return False
+        if state is not None and self._trusted_alone(code):
+            return True
         message = {"p": self.process, "c": code, "w": what, "v": version}  # "p" first: see _own
         if data is not None:
             message["x"] = data
@@ -161,25 +170,46 @@ class Broker:
         if self.down():
             return False  # skipped: the listeners resync when Redis is back
         try:
+            sent_at = time.monotonic()
             if len(batch) == 1:
-                self._send_one(*batch[0], self.redis)
+                answers = [self._send_one(*batch[0], self.redis)]
             else:
                 pipe = self.redis.pipeline(transaction=False)
                 for code, message in batch:
                     self._send_one(code, message, pipe)
-                pipe.execute()
+                answers = pipe.execute()
+            for (code, _), others in zip(batch, answers, strict=True):
+                if code is not None:
+                    self._found(code, others, sent_at)
             return True
         except redis.RedisError as exc:
             self.failed(exc, "publish")
             return False
 
-    def _send_one(self, code: str | None, message: bytes, client) -> None:
+    def _send_one(self, code: str | None, message: bytes, client):
         if code is None:
-            client.publish(self.channel, message)
-            return
+            return client.publish(self.channel, message)
         stale = time.time() - HOLDER_STALE
         args = [stale, self.process, self.prefix + "to:", message]
-        self._to_holders(keys=[self._holders(code)], args=args, client=client)
+        return self._to_holders(keys=[self._holders(code)], args=args, client=client)
+
+    def _found(self, code: str, others: int, sent_at: float) -> None:
+        """A publish sent at `sent_at` found `others` other holders of the table (an
+        announcement of a process joining, heard since, wins)."""
+        if others or self._joins.get(code, -1.0) >= sent_at:
+            self._alone.pop(code, None)
+            return
+        if len(self._alone) >= 20_000:
+            self._alone.clear()  # forgetting only costs a publish
+        self._alone[code] = sent_at
+
+    def _trusted_alone(self, code: str) -> bool:
+        """No other process held the table a moment ago, and none has said it joined
+        since (only trusted while the listener, which hears that, is connected)."""
+        found = self._alone.get(code)
+        if found is None or not self.listening.is_set():
+            return False
+        return time.monotonic() - found < ALONE_TRUST
 
     # ----- holders: the processes with a socket at a table -----------------------------
     def _holders(self, code: str) -> str:
@@ -244,6 +274,7 @@ class Broker:
                 self.listening.set()
                 delay = 0.1
                 self._skip_until = 0.0
+                self._alone.clear()  # a process may have joined while we did not hear
                 _safely(resync, "resync after connecting to Redis")
                 while not self._stop.is_set():
                     message = pubsub.get_message(timeout=HEARTBEAT)
@@ -272,87 +303,19 @@ class Broker:
         code, what, version = message.get("c"), message.get("w"), message.get("v")
         if not isinstance(code, str):
             return
+        if what == "holding":  # another process joined the table: send it our changes
+            now = time.monotonic()
+            if len(self._joins) >= 20_000:  # only the last minute's can still matter
+                self._joins = {c: t for c, t in self._joins.items() if now - t < 60}
+            self._joins[code] = now
+            self._alone.pop(code, None)
+            return
         if what in ("table", "lobby", "presence"):
             state = message.get("s")
             _safely(lambda: handle(code, what, version, state), f"pushing table {code}")
         elif isinstance(what, str) and self._on_event is not None:
             event = self._on_event
             _safely(lambda: event(code, what, message.get("x")), f"{what} at table {code}")
-
-    # ----- presence ------------------------------------------------------------------
-    def _live(self, code: str) -> str:
-        return f"{self.prefix}live:{code}"
-
-    def _seen(self, code: str) -> str:
-        return f"{self.prefix}seen:{code}"
-
-    def socket_held(self, pairs: Iterable[tuple[str, int]], now: float | None = None) -> None:
-        """This process holds a socket of each (code, seat): present for LIVE_TTL more.
-        One HSET and one EXPIRE per table and one ZADD for all: the heartbeat refreshes
-        every socket of the process, and Redis costs the process per command."""
-        until = (time.time() if now is None else now) + LIVE_TTL
-        fields: dict[str, dict[str, float]] = {}
-        for code, seat in pairs:
-            fields.setdefault(code, {})[f"{seat}|{self.process}"] = until
-        if not fields:
-            return
-        pipe = self.redis.pipeline(transaction=False)
-        expiry: dict[str, float] = {}
-        for code, seats in fields.items():
-            pipe.hset(self._live(code), mapping=seats)
-            pipe.expire(self._live(code), int(LIVE_TTL * 4))
-            expiry.update((f"{code}|{field}", until) for field in seats)
-        pipe.zadd(self.prefix + "live", expiry)
-        pipe.execute()
-
-    def socket_released(
-        self, code: str, seat: int, now: float | None = None, seen_until: float = 0.0
-    ) -> None:
-        """This process's last socket of the seat closed: away from now on, or from
-        `seen_until` (the presence of the seat's requests while its socket was open)."""
-        now = time.time() if now is None else now
-        field = f"{seat}|{self.process}"
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.hdel(self._live(code), field)
-        pipe.zrem(self.prefix + "live", f"{code}|{field}")
-        pipe.execute()
-        self.seen(code, seat, max(now, seen_until))
-
-    def seen(self, code: str, seat: int, until: float) -> None:
-        """The seat counts as present until `until` (a request: a minute ahead)."""
-        self._seen_max(keys=[self._seen(code)], args=[seat, until, SEEN_KEEP])
-
-    def table_presence(self, code: str) -> tuple[dict[int, float], dict[int, float]]:
-        """({seat: until} of sockets held somewhere, {seat: last seen}) in one round trip.
-        A socket's `until` may be past: its process died and nobody reaped it yet."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.hgetall(self._live(code))
-        pipe.hgetall(self._seen(code))
-        live_raw, seen_raw = pipe.execute()
-        live: dict[int, float] = {}
-        for field, until in live_raw.items():
-            seat = int(field.split(b"|", 1)[0])
-            live[seat] = max(live.get(seat, 0.0), float(until))
-        seen = {int(seat): float(until) for seat, until in seen_raw.items()}
-        return live, seen
-
-    def reap(self, now: float | None = None) -> list[tuple[str, int, float]]:
-        """Sockets whose process stopped refreshing them: (code, seat, until) of each,
-        claimed by this process only (the one whose ZREM removes it)."""
-        now = time.time() if now is None else now
-        expired = self.redis.zrangebyscore(self.prefix + "live", "-inf", now, withscores=True)
-        reaped = []
-        for member, until in expired:
-            if not self.redis.zrem(self.prefix + "live", member):
-                continue  # another process got it
-            code, seat, process = member.decode().split("|", 2)
-            self.redis.hdel(self._live(code), f"{seat}|{process}")
-            self.seen(code, int(seat), until)
-            reaped.append((code, int(seat), until))
-        return reaped
-
-    def forget(self, code: str) -> None:
-        self.redis.delete(self._live(code), self._seen(code))
 
 
 def _safely(fn: Callable[[], object], what: str) -> None:

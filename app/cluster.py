@@ -17,6 +17,7 @@ import time
 from flask import request
 from flask.testing import EnvironBuilder
 
+from .broker import ALONE_TRUST
 from .due import DueScheduler
 from .hub import background
 from .shared_presence import SharedPresence
@@ -84,11 +85,42 @@ class Fanout:
             held = bool(self.hub.connections(code))
             try:
                 if held:
-                    self.broker.hold([code])
+                    self._joined(self.broker.hold([code]))
                 else:
                     self.broker.unhold(code)
             except Exception as exc:
                 self.broker.failed(exc, "holding a table")
+
+    # Seconds after joining a table that its sockets here are brought up to date: a
+    # change its holder made before hearing of us reached nobody (app.broker, `publish`).
+    CATCH_UP_AFTER = (1.0, ALONE_TRUST + 1.0)
+
+    def _joined(self, codes: list[str]) -> None:
+        """This process just registered at `codes` (a first socket there, or a lost
+        registration renewed): tell the other processes, and push those tables again
+        later."""
+        for code in codes:
+            self.broker.publish(code, "holding", None)
+            for delay in self.CATCH_UP_AFTER:
+                timer = threading.Timer(delay, self._catch_up, (code,))
+                timer.daemon = True
+                timer.start()
+
+    def _catch_up(self, code: str) -> None:
+        """Push the table as stored to this process's sockets there if it has moved past
+        what one of them has (not otherwise: a push resets what a player began on the
+        page, an unfolded form, a name half typed)."""
+        conns = self.hub.connections(code)
+        if not conns:
+            return
+        try:
+            with self.app.app_context():
+                row = self.store.row(code)
+        except Exception:
+            log.exception("reading table %s to catch up failed", code)
+            return
+        if row is not None and any(c.sent_version < row.version for c in conns):
+            self._queue(code, "table", reload=True)
 
     def start(self) -> None:
         if self._thread is None:
@@ -111,8 +143,9 @@ class Fanout:
         except Exception as exc:
             log.warning("registering this process's tables failed (Redis): %s", exc)
             return
+        self._joined(lost)
         for code in lost:
-            self._queue(code, "table", reload=True)
+            self._catch_up(code)
 
     def received(
         self, code: str, what: str, version: int | None, state: dict | None = None
@@ -141,7 +174,7 @@ class Fanout:
         if self.shared is not None:
             self.shared.drop_all()
         try:
-            self.broker.hold(self.hub.codes())
+            self._joined(self.broker.hold(self.hub.codes()))
         except Exception as exc:
             log.warning("registering this process's tables failed (Redis): %s", exc)
         for code in self.hub.codes():

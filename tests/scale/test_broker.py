@@ -384,14 +384,15 @@ class Holding:
         return ["socket"] if code in self.held else []
 
 
-def test_a_process_registers_where_it_holds_sockets_and_pushes_a_table_whose_registration_was_lost(
+def test_a_process_registers_where_it_holds_sockets_and_catches_up_where_that_was_lost(
     pair, redis_prefix, monkeypatch
 ):
     a, _ = pair
     hub = Holding("ABCDEF")
     fanout = Fanout(None, a, hub, None)
+    fanout.CATCH_UP_AFTER = ()
     reloads = []
-    monkeypatch.setattr(fanout, "_queue", lambda code, what, reload=False: reloads.append(code))
+    monkeypatch.setattr(fanout, "_catch_up", reloads.append)
     client = redis.Redis.from_url(REDIS_URL)
     holders = lambda code: client.zrange(f"{redis_prefix}at:{code}", 0, -1)  # noqa: E731
     fanout.holding("ABCDEF", True)
@@ -422,3 +423,88 @@ def test_a_seat_taken_in_one_process_drops_the_others_reads_of_presence(pair):
     while on_b.present("ABCDEF") != {6} and time.monotonic() < deadline:
         time.sleep(0.02)
     assert on_b.present("ABCDEF") == {6}
+
+
+def test_a_table_no_other_process_holds_costs_no_publish_until_one_says_it_joined(pair):
+    a, b = pair
+    got, _ = listen(b)
+    listen(a)  # A hears the others' announcements: only then does it trust its finding
+    state = {"t": {"code": "ABCDEF", "version": 8, "state": {"rounds": []}}, "s": []}
+    a.hold(["ABCDEF"])
+    sends = []
+    send = a._send
+    a._send = lambda batch: sends.append(len(batch)) or send(batch)
+    assert a.publish("ABCDEF", "table", 8, state=state)  # finds no other holder
+    assert a.publish("ABCDEF", "table", 9, state=state)
+    assert sends == [1]  # the second change was not sent at all
+    assert b.hold(["ABCDEF"]) == ["ABCDEF"]  # B registers: until it says so, A skips it
+    assert a.publish("ABCDEF", "table", 10, state=state) and sends == [1]
+    assert b.publish("ABCDEF", "holding", None)
+    deadline = time.monotonic() + 2
+    while "ABCDEF" in a._alone and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert a.publish("ABCDEF", "table", 11, state=state)
+    assert got.get(timeout=2)[:3] == ("ABCDEF", "table", 11)
+    assert sends == [1, 1]
+    # Trust lasts ALONE_TRUST at most.
+    a._alone["GHIJKL"] = time.monotonic() - broker_module.ALONE_TRUST
+    assert a.publish("GHIJKL", "table", 3, state=state) and sends == [1, 1, 1]
+
+
+def test_an_announcement_of_a_join_heard_before_a_publishs_answer_wins(pair):
+    a, _ = pair
+    sent_at = time.monotonic()
+    a._joins["ABCDEF"] = time.monotonic()  # heard while the publish waited for Redis
+    a._found("ABCDEF", 0, sent_at)
+    assert "ABCDEF" not in a._alone
+    a._found("GHIJKL", 0, sent_at)
+    assert "GHIJKL" in a._alone
+
+
+def test_a_process_that_joins_a_table_says_so_and_pushes_it_again_later(pair, monkeypatch):
+    a, b = pair
+    listen(b)
+    fanout = Fanout(None, a, Holding("ABCDEF"), None)
+    fanout.CATCH_UP_AFTER = (0.05, 0.1)
+    reloads = []
+    monkeypatch.setattr(fanout, "_catch_up", reloads.append)
+    b._alone["ABCDEF"] = time.monotonic()  # B found nobody else there a moment ago
+    fanout.holding("ABCDEF", True)
+    deadline = time.monotonic() + 2
+    while "ABCDEF" in b._alone and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert "ABCDEF" not in b._alone  # B heard A join: it sends A its changes again
+    time.sleep(0.3)
+    assert reloads == ["ABCDEF", "ABCDEF"]
+    fanout.holding("ABCDEF", True)  # registered already: nothing said, nothing pushed
+    time.sleep(0.2)
+    assert reloads == ["ABCDEF", "ABCDEF"]
+
+
+def test_catching_up_pushes_a_table_only_to_sockets_behind_it(monkeypatch):
+    from types import SimpleNamespace
+
+    from flask import Flask
+
+    class Sockets(Holding):
+        def __init__(self, *versions):
+            super().__init__("ABCDEF")
+            self.conns = [SimpleNamespace(sent_version=v) for v in versions]
+
+        def connections(self, code):
+            return self.conns if code in self.held else []
+
+    stored = SimpleNamespace(version=7)
+    store = SimpleNamespace(row=lambda code: stored)
+    hub = Sockets(7, 7)
+    fanout = Fanout(Flask(__name__), None, hub, store)
+    queued = []
+    monkeypatch.setattr(fanout, "_queue", lambda code, what, reload=False: queued.append(reload))
+    fanout._catch_up("ABCDEF")
+    assert queued == []  # every socket has the table as stored: a push would only reset
+    hub.conns[1].sent_version = 6
+    fanout._catch_up("ABCDEF")
+    assert queued == [True]
+    hub.held.clear()
+    fanout._catch_up("ABCDEF")
+    assert queued == [True]
