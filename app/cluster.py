@@ -80,7 +80,7 @@ class Fanout:
         Redis (app.broker's holders), before the socket is sent the table. Done as the
         hub stands when the lock is ours, so a socket opening just as the last one
         closes leaves the process registered. If Redis does not answer, the heartbeat
-        registers it and pushes the table again."""
+        registers it and catches the table up."""
         with self._holding_lock:
             held = bool(self.hub.connections(code))
             try:
@@ -97,7 +97,7 @@ class Fanout:
 
     def _joined(self, codes: list[str]) -> None:
         """This process just registered at `codes` (a first socket there, or a lost
-        registration renewed): tell the other processes, and push those tables again
+        registration renewed): tell the other processes, and catch those tables up
         later."""
         for code in codes:
             self.broker.publish(code, "holding", None)
@@ -137,7 +137,7 @@ class Fanout:
     def refresh(self) -> None:
         """Register every table with a socket here again (for LIVE_TTL more); a table
         whose registration had been lost (Redis restarted or did not answer) may have
-        missed changes: it is pushed again, as stored."""
+        missed changes: it is caught up now and later (`_joined`)."""
         try:
             lost = self.broker.hold(self.hub.codes())
         except Exception as exc:
