@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 
 from flask import request
 from flask.testing import EnvironBuilder
@@ -43,7 +42,6 @@ class Fanout:
         self._running: set[str] = set()
         self._environs: dict[str, dict] = {}  # base URL -> the WSGI environ of a request
         self._holding_lock = threading.Lock()
-        self._thread: threading.Thread | None = None
 
     def _as_request_from(self, base_url: str):
         """A request context as if from a page at `base_url`: links and form actions come
@@ -122,22 +120,11 @@ class Fanout:
         if row is not None and any(c.sent_version < row.version for c in conns):
             self._queue(code, "table", reload=True)
 
-    def start(self) -> None:
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._beat, name="skymo-holders", daemon=True)
-            self._thread.start()
-
-    def _beat(self) -> None:
-        from .broker import HEARTBEAT
-
-        while True:
-            time.sleep(HEARTBEAT)
-            self.refresh()
-
     def refresh(self) -> None:
-        """Register every table with a socket here again (for LIVE_TTL more); a table
-        whose registration had been lost (Redis restarted or did not answer) may have
-        missed changes: it is caught up now and later (`_joined`)."""
+        """Each heartbeat (SharedPresence.on_beat): register every table with a socket
+        here again (for LIVE_TTL more); a table whose registration had been lost (Redis
+        restarted or did not answer) may have missed changes: it is caught up now and
+        later (`_joined`)."""
         try:
             lost = self.broker.hold(self.hub.codes())
         except Exception as exc:
@@ -248,7 +235,7 @@ def init_app(app) -> DueScheduler:
     fanout = Fanout(app, broker, hub, store, shared)
     hub.set_fanout(fanout.publish)
     hub.set_holding(fanout.holding)
-    fanout.start()
+    shared.on_beat = fanout.refresh
     presence.share(shared)
     shared.start()
     hub.set_announcer(lambda code, name, data: broker.publish(code, name, None, data))

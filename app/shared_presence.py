@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +49,9 @@ class SharedPresence:
         self._open: dict[str, dict[int, float]] = {}
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        # Run by each heartbeat too (app.cluster.Fanout.refresh: this process's tables
+        # registered again): one thread wakes every HEARTBEAT for both.
+        self.on_beat: Callable[[], None] | None = None
 
     def start(self) -> None:
         if self._thread is None:
@@ -242,6 +246,8 @@ class SharedPresence:
 
         while True:
             time.sleep(HEARTBEAT)
+            if self.on_beat is not None:
+                self.on_beat()  # catches its own failures
             try:
                 self.broker.socket_held(self._held())
                 for code, seat_id, _ in self.broker.reap():
