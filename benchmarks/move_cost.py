@@ -36,10 +36,14 @@ server and a fresh Redis key prefix, both removed afterwards): the same figures,
 what another process spends reading the change back to push it to its own sockets
 ("reload": the row, the seats and the game decoded; its rendering is the same as here),
 and what it spends rebuilding the change from the snapshot published with it on Redis
-(what it does unless messages were lost).
+(what it does unless messages were lost). This process alone holds the table's sockets,
+as with each table on one process (app.broker: most changes are then not published);
+--spread registers another holder, so that every change is published. The reload is
+made with a store of its own: this process's cached games (and their views) stay.
 
 Usage:  .venv/bin/python benchmarks/move_cost.py [--moves 2000] [--json]
-        .venv/bin/python benchmarks/move_cost.py --postgres postgresql://postgres@127.0.0.1:5432/postgres
+        .venv/bin/python benchmarks/move_cost.py --spread \
+            --postgres postgresql://postgres@127.0.0.1:5432/postgres
 """
 
 from __future__ import annotations
@@ -173,6 +177,12 @@ def main(argv=None) -> None:
     )
     parser.add_argument("--postgres", metavar="URL", help="PostgreSQL + Redis mode")
     parser.add_argument("--redis", metavar="URL", default="redis://127.0.0.1:6379/0")
+    parser.add_argument(
+        "--spread",
+        action="store_true",
+        help="with --postgres: another process holds a socket at the table (every change "
+        "is published); else this process alone does (as with each table on one process)",
+    )
     args = parser.parse_args(argv)
     if args.postgres:
         with fresh_cluster(args.postgres, args.redis) as config:
@@ -272,18 +282,20 @@ def run(args, config: dict) -> None:
 
     per_move: list[float] = []
     reloads: list[float] = []  # another process reading the change back (--postgres)
+    other = Store()  # that process's store
     published: list[bytes] = []  # the messages published on Redis (--postgres)
     measuring = [False]
     if args.postgres:
-        redis_client = app.extensions["skymo_broker"].redis
-        publish = redis_client.publish
+        broker = app.extensions["skymo_broker"]
+        redis_client = broker.redis
+        send_one = broker._send_one
 
-        def keep(channel, message):
+        def keep(code, message, client):
             if measuring[0]:
                 published.append(message)
-            return publish(channel, message)
+            return send_one(code, message, client)
 
-        redis_client.publish = keep
+        broker._send_one = keep
     client: list[float] = []
     stages: list[dict[str, float]] = []
     state_sizes: list[int] = []
@@ -324,10 +336,11 @@ def run(args, config: dict) -> None:
             stages.append(parts)
             if args.postgres:
                 # What another process does with the change (see `hear` for the rest):
-                # resyncing after lost messages, it reads it back from PostgreSQL.
-                tables.store.forget(code)
+                # resyncing after lost messages, it reads it back from PostgreSQL. A
+                # store of its own: this process's cache (its games' views) stays.
+                other.forget(code)
                 start = time.process_time()
-                tables.store.current(code)
+                other.current(code)
                 reloads.append(time.process_time() - start)
             with db.connection_context():
                 row = db.execute_sql(
@@ -341,6 +354,12 @@ def run(args, config: dict) -> None:
         for moves, measure in ((args.warmup, False), (args.moves, True)):
             if moves:
                 code, who, conns = open_table()
+                if args.postgres and args.spread:
+                    # Another process holds a socket at the table (app.broker's
+                    # holders): every change is published, as when a table's sockets
+                    # are spread over processes.
+                    redis_client.zadd(broker._holders(code), {"bench-other": time.time() + 3600})
+                    broker._alone.pop(code, None)  # as its announcement would
                 measuring[0] = measure
                 play(code, who, moves, measure)
                 measuring[0] = False
@@ -412,6 +431,7 @@ def report(args, per_move, stages, sizes, votes, sent, client, reloads, heard) -
     print(f"stored state (bytes)       move 10/200/400/last: {sizes}")
     if reloads:
         print(f"another process's reload   {result['reload_ms_per_move']:.2f} ms per move")
+    if heard:
         print(f"... from the message        {result['from_message_ms_per_move']:.2f} ms per move")
     print(f"garbage collector          {result['gc']}")
     print("load average               {:.2f} {:.2f} {:.2f}".format(*result["load_average"]))
