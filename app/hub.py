@@ -89,6 +89,7 @@ class Connection:
     # Held while anything is written to the socket: two frames must never interleave.
     writing: threading.Lock = field(default_factory=threading.Lock)
     sent_version: int = -1  # the newest table version handed to this socket
+    _shown: int | None = None  # hash of the HTML last handed to it (None: unknown)
     dead: bool = False
     _queue: queue.Queue | None = None
     _partial: bool = False  # a direct write left part of a frame: its rest is queued
@@ -97,14 +98,22 @@ class Connection:
         if self.queued and self._queue is None:
             self._queue = queue.Queue(QUEUE_SIZE)
 
-    def offer(self, html: str, version: int) -> bool:
+    def offer(self, html: str, version: int, part: bool = False) -> bool:
         """Hand a push to this socket; False if the socket is gone or stalled. A
-        socket never receives an older version of its table after a newer one."""
+        socket never receives an older version of its table after a newer one, nor the
+        very table it was just handed: sent again, it would reset what the player began
+        on the page (an unfolded form, a name half typed), for nothing to see. `part`:
+        a piece shown beside the table (a reaction), always sent."""
+        shown = None if part else hash(html)
         with self.lock:
             if self.dead:
                 return False
             if version < self.sent_version:
                 return True
+            if not part:
+                if version == self.sent_version and shown == self._shown:
+                    return True
+                self._shown = shown
             self.sent_version = version
             if self._queue is None:
                 try:
@@ -139,6 +148,7 @@ class Connection:
         nothing older is sent after it."""
         with self.lock:
             self.sent_version = max(self.sent_version, version)
+            self._shown = None  # the page shows its answer, not a push
 
     def stop(self) -> None:
         with self.lock:

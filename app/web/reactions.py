@@ -157,7 +157,7 @@ def push(code: str, player_id: str) -> None:
             with force_locale(conn.locale):
                 slots[conn.locale] = str(reaction_slot(code, player_id, oob=True))
         # In the socket's own queue, after the table it last got (never reordered).
-        conn.offer(slots[conn.locale], conn.sent_version)
+        conn.offer(slots[conn.locale], conn.sent_version, part=True)
 
 
 def show(code: str, data: dict) -> None:

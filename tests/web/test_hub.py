@@ -88,6 +88,47 @@ def test_a_push_keeps_the_name_a_visitor_is_typing(browser):
     assert 'aria-invalid="true"' in field and "hx-preserve" not in field
 
 
+def test_a_socket_is_not_handed_again_the_table_it_shows():
+    """The same HTML at the same version again (a resync, a presence change that shows
+    nothing new) would reset what the player began on the page: it is not sent. New HTML
+    at that version is (a presence mark), and so is anything after the page's own answer
+    (it shows the answer, not the push) and every reaction beside the table."""
+    sent = []
+    conn = Connection("AGAIN", None, "", sent.append)
+    assert conn.offer("<p>table</p>", 4)
+    assert conn.offer("<p>table</p>", 4)
+    assert sent == ["<p>table</p>"]
+    assert conn.offer("<p>table, Ann away</p>", 4)
+    assert conn.offer("<p>reaction</p>", 4, part=True)
+    assert conn.offer("<p>reaction</p>", 4, part=True)  # the same reaction, sent again
+    assert conn.offer("<p>table, Ann away</p>", 4)  # a reaction does not change the table
+    assert sent == ["<p>table</p>", "<p>table, Ann away</p>", "<p>reaction</p>", "<p>reaction</p>"]
+    conn.answered(5)
+    assert conn.offer("<p>table at 5</p>", 5)
+    assert conn.offer("<p>table at 5</p>", 5)
+    assert conn.offer("<p>table at 4</p>", 4)  # older: never sent
+    assert sent[4:] == ["<p>table at 5</p>"]
+
+
+def test_publishing_an_unchanged_table_sends_its_sockets_nothing(app, browser):
+    ann, bob = browser(), browser()
+    code = ann.create("Ann")
+    bob.get(f"/t/{code}")
+    bob.post(f"/t/{code}/join", {"name": "Bob"})
+    pushes = []
+    watcher = Connection(code, None, bob.csrf, pushes.append)
+    hub.add(watcher)
+    try:
+        with app.app_context():
+            hub.publish(code)
+            hub.publish(code)  # nothing changed: as after a resync
+        assert len(pushes) == 1 and "Bob" in pushes[0]
+        assert ann.post(f"/t/{code}/bots", {"bot": "greedy"}).status_code == 303
+    finally:
+        hub.remove(watcher)
+    assert len(pushes) == 2
+
+
 def test_a_push_is_written_at_once_when_the_socket_takes_it():
     """The publisher writes what the socket takes without waiting; only the rest waits in
     the queue for the socket's sender (a woken sender waits behind every request)."""
