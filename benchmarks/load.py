@@ -301,6 +301,16 @@ class Run:
             "post_ms": percentiles(st.post),
             "push_ms": percentiles(st.push),
             "push_p99_by_5s_ms": windows(st.push_at, st.push, 5.0),
+            "slowest_push": (
+                {
+                    "ms": round(st.slowest_push[0] * 1000, 1),
+                    "table": st.slowest_push[1],
+                    "version": st.slowest_push[2],
+                    "person": st.slowest_push[3],
+                }
+                if st.slowest_push
+                else None
+            ),
             "other_ms": percentiles(st.other),
             "stale_answers": st.stale,
             "errors": st.errors,
@@ -408,6 +418,12 @@ def show(r: dict) -> None:
         print(
             f"push p99 per 5 s       min {w['min']:.0f} / median {w['median']:.0f} / "
             f"max {w['max']:.0f} ms ({w['n']} windows)"
+        )
+    slowest = r.get("slowest_push")
+    if slowest:
+        print(
+            f"slowest push           {slowest['ms']:.0f} ms: table {slowest['table']} "
+            f"version {slowest['version']}, to {slowest['person']}"
         )
     print(line("other requests", r["other_ms"]))
     print(f"errors                 {r['error_count']} {r['errors'] or ''}")

@@ -29,12 +29,19 @@ class Stats:
     post: list[float] = field(default_factory=list)
     push: list[float] = field(default_factory=list)
     push_at: list[float] = field(default_factory=list)  # when each push sample arrived
+    slowest_push: tuple = ()  # (seconds, table code, version, person): the max explained
     other: list[float] = field(default_factory=list)
     moves: int = 0
     stale: int = 0
     errors: dict = field(default_factory=dict)
     seated_tables: int = 0
     failed_tables: int = 0
+
+    def pushed(self, delay: float, when: float, code: str, version: int, person) -> None:
+        self.push.append(delay)
+        self.push_at.append(when)
+        if not self.slowest_push or delay > self.slowest_push[0]:
+            self.slowest_push = (delay, code, version, person.name)
 
     def error(self, kind: str, detail: str = "") -> None:
         self.errors[kind] = self.errors.get(kind, 0) + 1
@@ -57,8 +64,7 @@ class Table:
         mover = self.accepted.get(version)
         if mover is not None:
             if mover[0] is not person and run.measuring:
-                run.stats.push.append(when - mover[1])
-                run.stats.push_at.append(when)
+                run.stats.pushed(when - mover[1], when, self.code, version, person)
             return
         self.arrivals.setdefault(version, {})[person] = when
         for old in [v for v in self.arrivals if v < version - 100]:
@@ -68,8 +74,7 @@ class Table:
         self.accepted[version] = (mover, sent)
         for person, when in self.arrivals.pop(version, {}).items():
             if person is not mover and run.measuring:
-                run.stats.push.append(when - sent)
-                run.stats.push_at.append(when)
+                run.stats.pushed(when - sent, when, self.code, version, person)
         for old in [v for v in self.accepted if v < version - 100]:
             del self.accepted[old]
 
