@@ -9,6 +9,7 @@ send; gunicorn still decides every byte of both (Connection, Date, the length ca
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
 import os
@@ -103,15 +104,18 @@ class PauseLog:
         spent = time.perf_counter() - self.started[0]
         if spent > self.over:
             # Held (wall time) and CPU apart: on a busy machine the collector may also
-            # wait for a core.
-            log.warning(
-                "garbage collection of generation %d held the worker %.0f ms "
-                "(%.0f ms of CPU, %d collected)",
-                info["generation"],
-                spent * 1000,
-                (time.process_time() - self.started[1]) * 1000,
-                info["collected"],
-            )
+            # wait for a core. A collection run as a greenlet is finalized (a worker
+            # shutting down) cannot be logged: logging names the current thread, which
+            # gevent cannot make then ("Exception ignored" in the log, every shutdown).
+            with contextlib.suppress(RuntimeError):
+                log.warning(
+                    "garbage collection of generation %d held the worker %.0f ms "
+                    "(%.0f ms of CPU, %d collected)",
+                    info["generation"],
+                    spent * 1000,
+                    (time.process_time() - self.started[1]) * 1000,
+                    info["collected"],
+                )
 
 
 class _Gathered:

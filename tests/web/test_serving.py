@@ -216,6 +216,28 @@ def test_a_worker_collects_its_young_generations_often_and_the_oldest_rarely(gc_
     assert sum(isinstance(c, PauseLog) for c in gc.callbacks) == 1
 
 
+def test_a_long_collection_is_logged_unless_logging_cannot_name_the_thread(monkeypatch, caplog):
+    """A collection run while a greenlet is finalized (a gevent worker shutting down):
+    logging cannot name the current thread then, and the callback must not raise (the
+    log showed "Exception ignored in: PauseLog" on every shutdown)."""
+    import logging
+
+    import app.serving as serving
+
+    pause = serving.PauseLog(0.0)
+    with caplog.at_level(logging.WARNING, logger="app.serving"):
+        pause("start", {})
+        pause("stop", {"generation": 1, "collected": 3})
+    assert "garbage collection of generation 1" in caplog.text
+
+    def finalizing(*args, **kwargs):
+        raise RuntimeError("greenlet is being finalized")
+
+    monkeypatch.setattr(serving.log, "warning", finalizing)
+    pause("start", {})
+    pause("stop", {"generation": 2, "collected": 0})  # no exception
+
+
 def test_a_timed_young_collection_takes_the_middle_generation_in_its_turn(gc_state):
     import gc
 
