@@ -16,6 +16,7 @@ import pytest
 import redis
 import websocket
 
+from app.cluster import Fanout
 from app.engine import GAME_OVER, Game, replay
 from tests.scale import people
 from tests.scale.conftest import REDIS_URL, Relay
@@ -304,6 +305,11 @@ def test_the_movers_own_socket_in_the_other_process_gets_no_push_of_its_answer(c
     try:
         for ws in sockets:
             receive_version(ws, version, 2)
+        # B joined the table as these sockets opened: 1 s later it catches its sockets up
+        # if the table moved past one of them (app.cluster.Fanout.CATCH_UP_AFTER). Made
+        # just then, the move would reach every socket of B that way, this page's too,
+        # before its message (naming the page) arrives: a race of that one second.
+        time.sleep(Fanout.CATCH_UP_AFTER[0] + 0.5)
         status, _, _ = ann.request(
             "POST",
             f"/t/{code}/move",

@@ -11,7 +11,7 @@ import re
 import time
 
 from table_helpers import playing
-from web_helpers import seat_of
+from web_helpers import game_of, seat_of
 
 from app.hub import Connection, hub
 from app.presence import presence
@@ -117,20 +117,31 @@ def test_a_request_of_a_seat_that_was_away_pushes_it_back(browser):
 
 def test_in_a_game_a_socket_opening_or_closing_is_pushed_to_the_others(app, browser):
     """The countdown for a player without a socket starts and stops with their socket,
-    even while a recent request keeps them marked here."""
+    even while a recent request keeps them marked here. (A push that would show Ann
+    what her page shows already is not sent: see app.hub.Connection.offer.)"""
     ann, bob = playing(browser)
     code = ann.code
+    if game_of(code).round.turn == seat_of(code, "Ann").player_id:
+        # Bob's countdown shows on his turn only (else his socket changes nothing shown)
+        assert ann.move("draw").status_code == 303
+        assert ann.move("discard_drawn", (0, 0)).status_code == 303
+    assert game_of(code).round.turn == seat_of(code, "Bob").player_id
     ann_pushes = []
     ann_socket = Connection(code, seat_of(code, "Ann").id, ann.csrf, ann_pushes.append)
-    bob_socket = Connection(code, seat_of(code, "Bob").id, bob.csrf, lambda html: None)
+    bob_seat = seat_of(code, "Bob").id
+    bob_sockets = [Connection(code, bob_seat, bob.csrf, lambda html: None) for _ in range(2)]
+    countdown = 'class="countdown"'
     with app.test_request_context():
         hub.add(ann_socket)
         try:
             bob.get(f"/t/{code}")
+            hub.add(bob_sockets[0])
+            assert ann_pushes and countdown not in ann_pushes[-1]
             ann_pushes.clear()
-            hub.add(bob_socket)
-            assert len(ann_pushes) == 1
-            hub.remove(bob_socket)
-            assert len(ann_pushes) == 2
+            hub.remove(bob_sockets[0])  # closed: his countdown starts
+            assert len(ann_pushes) == 1 and countdown in ann_pushes[0]
+            hub.add(bob_sockets[1])  # open again: it stops
+            assert len(ann_pushes) == 2 and countdown not in ann_pushes[1]
+            hub.remove(bob_sockets[1])
         finally:
             hub.remove(ann_socket)
