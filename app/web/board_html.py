@@ -22,7 +22,7 @@ from markupsafe import Markup
 from .. import i18n, tables
 from ..i18n import gettext as _
 from ..i18n import ngettext
-from .fragments import esc, my_grid_html
+from .fragments import esc, my_grid_html, showing_html
 
 __all__ = ["hidden", "path_for", "table_html", "table_section", "words"]
 
@@ -57,6 +57,7 @@ def _phrases() -> dict[str, str]:
         "others": _("Other players"),
         "your_grid": _("Your grid"),
         "face_up": _("Face up: %(points)s"),
+        "face_up_said": _("Points of the face-up cards: %(points)s"),
         "recent": _("Recent moves"),
         "reactions": _("Reactions"),
         "leave_confirm": _("Leave this game for good? You will rank last."),
@@ -260,7 +261,7 @@ def _mine_html(ctx, b: dict, w: dict, memo: dict, csrf, version) -> str:
     grid = my_grid_html(mine["grid"], w["your_grid"], ctx["urls"]["move"], version, csrf)
     showing = ""
     if b["show_totals"] and b["phase"] in ("setup", "play"):
-        showing = f'\n<p class="showing">{w["face_up"] % {"points": mine["face_up"]}}</p>'
+        showing = "\n" + showing_html(w["face_up"], w["face_up_said"], mine["face_up"])
     return (
         f'<section class="mine-wrap{active}" aria-label="{w["your_grid"]}">\n'
         f'<h2 class="sr-only">{w["your_grid"]}</h2>\n{slot}\n{grid}{showing}\n</section>'

@@ -104,13 +104,22 @@ def _box(o: dict, slot: str, show_totals: bool, phase: str) -> str:
         )
     showing = ""
     if show_totals and phase in ("setup", "play"):
-        showing = Markup('<p class="showing">%s</p>') % (
-            Markup(_("Face up: %(points)s")) % {"points": o["face_up"]}
-        )
+        short, said = _("Face up: %(points)s"), _("Points of the face-up cards: %(points)s")
+        showing = showing_html(short, said, o["face_up"])
     return (
         f'\n<article class="opponent{classes}">\n'
         f'<h3><span class="dot{dot}"></span><span class="oname">{esc(o["name"])}</span>'
         f"{total}</h3>\n{tags}\n{slot}\n{o['grid_html']}\n{showing}\n</article>"
+    )
+
+
+def showing_html(short: str, said: str, points: int) -> str:
+    """A grid's face-up points: short on screen ("Face up: 18", which fits the narrowest
+    box), said in full to a screen reader and on hover (18 points, not 18 cards)."""
+    short, said = short % {"points": points}, said % {"points": points}
+    return (
+        f'<p class="showing" title="{esc(said)}"><span aria-hidden="true">{short}</span>'
+        f'<span class="sr-only">{said}</span></p>'
     )
 
 

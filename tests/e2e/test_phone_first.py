@@ -301,11 +301,14 @@ def test_face_up_points_are_shown_during_a_round(server, new_context, size):
     # Read in one go (a bot may move meanwhile): each area's text and its face-up cards.
     areas = host.evaluate(
         """() => [...document.querySelectorAll('.opponent, .mine-wrap')].map(a => [
-             a.querySelector('.showing').textContent,
+             a.querySelector('.showing [aria-hidden]').textContent,
+             a.querySelector('.showing .sr-only').textContent,
              [...a.querySelectorAll('.grid .card')].map(c => c.textContent.trim())
                .filter(t => t !== '').reduce((s, t) => s + Number(t), 0),
              a.querySelectorAll('.grid .card:not(.back):not(.gone)').length])"""
     )
     assert len(areas) == 2, areas
-    for text, points, up in areas:
+    for text, said, points, up in areas:
+        # Short on screen; in full for a screen reader: points, not a count of cards.
         assert up >= 2 and text == f"Face up: {points}", areas
+        assert said == f"Points of the face-up cards: {points}", areas
