@@ -125,14 +125,19 @@ class Fanout:
         here again (for LIVE_TTL more); a table whose registration had been lost (Redis
         restarted or did not answer) may have missed changes: it is caught up now and
         later (`_joined`)."""
+        for code in self._register_all():
+            self._catch_up(code)
+
+    def _register_all(self) -> list[str]:
+        """Register every table with a socket here again; the ones whose registration
+        had been lost are announced and caught up later (`_joined`), and returned."""
         try:
             lost = self.broker.hold(self.hub.codes())
         except Exception as exc:
             log.warning("registering this process's tables failed (Redis): %s", exc)
-            return
+            return []
         self._joined(lost)
-        for code in lost:
-            self._catch_up(code)
+        return lost
 
     def received(
         self, code: str, what: str, version: int | None, state: dict | None = None
@@ -160,10 +165,7 @@ class Fanout:
         presence is dropped (a change announced meanwhile was lost)."""
         if self.shared is not None:
             self.shared.drop_all()
-        try:
-            self._joined(self.broker.hold(self.hub.codes()))
-        except Exception as exc:
-            log.warning("registering this process's tables failed (Redis): %s", exc)
+        self._register_all()
         for code in self.hub.codes():
             self._queue(code, "table", reload=True)
 
