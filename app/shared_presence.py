@@ -26,10 +26,12 @@ class SharedPresence:
     # first of its times still ahead runs out: a socket's expiry, which a heartbeat
     # elsewhere moves on unannounced, or a "last seen", which a request elsewhere may
     # have moved (so a timer worked out from a read fires after the read is gone).
-    # CACHE_SECONDS at most: an announcement lost with the listener's connection (its
-    # resync drops every read). It was a fixed 4 s: at 1 s of thought a table moves
-    # every few seconds, and ~0.9 Redis reads a move cost 9% of a process's CPU.
-    CACHE_SECONDS = 10.0
+    # A socket held in this process is not one of those times: this process's own
+    # heartbeat moves it on, and its closing is announced. CACHE_SECONDS at most: an
+    # announcement lost with the listener's connection (its resync drops every read).
+    # It was a fixed 4 s, then 10 s: at 1 s of thought a table moves every few
+    # seconds, and ~0.9 Redis reads a move cost 9% of a process's CPU, 10 s still 4%.
+    CACHE_SECONDS = 30.0
 
     def __init__(self, broker, held, notify):
         self.broker = broker
@@ -154,7 +156,7 @@ class SharedPresence:
         except Exception as exc:
             self.broker.failed(exc, "presence read")
             return None
-        lasts = self._lasts(now, time.time(), live, seen)
+        lasts = self._lasts(code, now, time.time(), live, seen)
         with self._lock:
             if self._changed.get(code, -1.0) < now and self._dropped_all < now:
                 self._cache[code] = (now, live, seen, lasts)  # else a change came meanwhile
@@ -184,7 +186,7 @@ class SharedPresence:
         read_at = now - age
         live = {int(seat): float(until) for seat, until in live.items()}
         seen = {int(seat): float(until) for seat, until in seen.items()}
-        lasts = self._lasts(read_at, float(read), live, seen)
+        lasts = self._lasts(code, read_at, float(read), live, seen)
         if now >= lasts:
             return  # too old (CACHE_SECONDS at most), or one of its times ran out since
         with self._lock:
@@ -194,10 +196,14 @@ class SharedPresence:
             if hit is None or hit[0] < read_at:
                 self._cache[code] = (read_at, live, seen, lasts)
 
-    def _lasts(self, read_at: float, read_wall: float, live: dict, seen: dict) -> float:
+    def _lasts(self, code: str, read_at: float, read_wall: float, live: dict, seen: dict) -> float:
         """Until when (monotonic) a read made at `read_at` (`read_wall` on the wall
-        clock) serves: the first of its times still ahead then, CACHE_SECONDS at most."""
-        ahead = [u - read_wall for u in (*live.values(), *seen.values()) if u > read_wall]
+        clock) serves: the first of its times still ahead then (but the expiry of a
+        socket held here), CACHE_SECONDS at most."""
+        with self._lock:
+            mine = self._open.get(code, ())
+            expiries = [u for seat, u in live.items() if seat not in mine]
+        ahead = [u - read_wall for u in (*expiries, *seen.values()) if u > read_wall]
         return read_at + min([self.CACHE_SECONDS, *ahead])
 
     def drop_all(self) -> None:

@@ -294,12 +294,32 @@ def test_a_read_of_presence_ends_when_one_of_its_times_runs_out(pair):
     assert on_b.present("ABCDEF") == {7} and reads == ["ABCDEF"]
     time.sleep(0.45)
     assert on_b.present("ABCDEF") == {7} and reads == ["ABCDEF", "ABCDEF"]
-    # With a socket's expiry LIVE_TTL ahead, the read serves CACHE_SECONDS, no longer.
+    # Another process's socket, LIVE_TTL ahead: the read serves until it expires (its
+    # heartbeat there is not announced), CACHE_SECONDS at most.
     a.socket_held([("ABCDEF", 5)])
     on_b.shared.heard("ABCDEF")
     assert on_b.present("ABCDEF") == {5, 7}
     read_at, _, _, lasts = on_b.shared._cache["ABCDEF"]
-    assert lasts - read_at == pytest.approx(on_b.shared.CACHE_SECONDS)
+    assert lasts - read_at == pytest.approx(
+        min(broker_module.LIVE_TTL, on_b.shared.CACHE_SECONDS), abs=0.5
+    )
+
+
+def test_a_socket_held_here_does_not_end_this_process_s_read_of_presence(pair):
+    """This process's heartbeat moves its own sockets' expiry on (and their closing is
+    announced): a read lasts CACHE_SECONDS however soon they expire in Redis. Another
+    process, which cannot know the heartbeat came, reads again once the expiry passes."""
+    a, b = pair
+    on_a, on_b = shared_presence(a), shared_presence(b)
+    on_b.opened("ABCDEF", 5)
+    b.socket_held([("ABCDEF", 5)], now=time.time() - broker_module.LIVE_TTL + 0.5)
+    assert on_b.present("ABCDEF") == {5} and on_a.present("ABCDEF") == {5}
+    b_read, _, _, b_lasts = on_b.shared._cache["ABCDEF"]
+    a_read, _, _, a_lasts = on_a.shared._cache["ABCDEF"]
+    assert b_lasts - b_read == pytest.approx(on_b.shared.CACHE_SECONDS)
+    assert a_lasts - a_read == pytest.approx(0.5, abs=0.2)
+    on_b.closed("ABCDEF", 5)  # its closing is announced: B's read is made again
+    assert on_b.shared.table("ABCDEF")[0] == {}  # no socket now (seen a while yet)
 
 
 def test_after_the_listener_reconnects_every_read_of_presence_is_dropped(pair):
