@@ -1,14 +1,17 @@
 """The Due table on PostgreSQL: a later version's due time is never overwritten by an
-earlier one, and a due step is claimed by one process only, however many poll at once."""
+earlier one, a due step is claimed by one process only, however many poll at once, and
+a process polls when a step it wrote falls due (at least every second otherwise)."""
 
 from __future__ import annotations
 
 import threading
 import time
+from types import SimpleNamespace
 
 import pytest
+from flask import Flask
 
-from app import models
+from app import due, models
 from app.due import LEASE_SECONDS, claim_due, write_due
 from app.models import Due, Table, db
 
@@ -72,3 +75,38 @@ def test_each_due_step_is_claimed_once_by_processes_polling_together(pg_db):
         assert sorted(claim_due(now + LEASE_SECONDS + 1)) == ["AAAAAA", "BBBBBB"]
     # ...and the lease keeps the version, so the step's own write replaces it.
     assert due_rows()["AAAAAA"][1] == 1
+
+
+def test_a_process_polls_when_a_step_it_wrote_falls_due_and_each_second_for_others(
+    pg_db, monkeypatch
+):
+    """No poll every 0.1 s while nothing is due: the writer of a step looks for it when it
+    falls due, and every process looks at least every IDLE_POLL_SECONDS (a step written
+    by a process that died, or whose poll is late)."""
+    polls: list[float] = []
+    claim = due.claim_due
+    monkeypatch.setattr(due, "claim_due", lambda now: polls.append(now) or claim(now))
+    ran: dict[str, float] = {}
+    snap = SimpleNamespace(version=1)
+    when = time.time() + 0.7
+    scheduler = due.DueScheduler(
+        lambda s: (when, "bot", None),
+        lambda code: ran.setdefault(code, time.time()) is not None,
+        lambda code: snap,
+    )
+    scheduler._app = Flask(__name__)
+    threading.Thread(target=scheduler._loop, daemon=True).start()
+    try:
+        time.sleep(0.2)  # the first poll found nothing: the next one is a second away
+        with db.connection_context():
+            scheduler.wake("AAAAAA", snap)  # this process's step, due in 0.5 s
+        time.sleep(0.7)
+        assert when <= ran["AAAAAA"] <= when + 0.2
+        with db.connection_context():
+            write_due("BBBBBB", 1, time.time())  # another process's step, due now
+        time.sleep(due.IDLE_POLL_SECONDS + 0.3)
+        assert "BBBBBB" in ran
+        # Polled about once a second, and when the step came due (not 20 times).
+        assert len(polls) <= 6
+    finally:
+        scheduler.stop()
