@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.1  # the shortest wait between polls that found nothing
 IDLE_POLL_SECONDS = 1.0  # the longest: steps other processes wrote, leases run out
-KNOWN_MAX = 100_000  # due times remembered (past that, polls fall back to POLL_SECONDS)
+KNOWN_MAX = 100_000  # due times remembered at most (each until it passes)
 LEASE_SECONDS = 10.0  # a claimed step left unfinished this long is claimed again
 BATCH = 50  # due steps claimed at once
 
@@ -102,8 +102,7 @@ class DueScheduler:
     def _expect(self, when: float) -> None:
         """A step this process wrote falls due at `when`: poll then."""
         if len(self._known) >= KNOWN_MAX:
-            self._known.clear()
-            when = time.time()  # (a poll now, then every POLL_SECONDS meanwhile)
+            self._known.clear()  # a step forgotten is found by an idle poll (1 s late)
         heapq.heappush(self._known, when)
         if when < self._next_poll:
             self._nudge.set()
