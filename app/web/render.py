@@ -73,7 +73,7 @@ def table_context(
         "bot_kinds": BOT_KINDS,
     }
     if table.status == Table.LOBBY:
-        ctx["qr"] = qr_svg(invite_url)
+        ctx["qr"] = LazyQR(invite_url)
         ctx["bot_kind_names"] = i18n.bot_kind_names()
     if snap.game is not None:
         ctx["board"] = board(shared, me, mode)
@@ -181,9 +181,25 @@ def _shared(snap: Snapshot, present: set[int], away, slots: dict, previous=None)
     return shared
 
 
-@lru_cache(maxsize=256)
+# A code is about 1.5 KB: one per table a process shows (its lobby, its score sheet).
+@lru_cache(maxsize=4096)
 def qr_svg(url: str) -> str:
     return segno.make(url, error="m").svg_inline(border=2, dark="#1b2a3a", omitsize=True)
+
+
+class LazyQR:
+    """The invite's QR code, drawn only where a template shows it: a lobby's pushes
+    (seats, rules, buttons) do not, and drawing one costs about a millisecond."""
+
+    __slots__ = ("url",)
+
+    def __init__(self, url: str):
+        self.url = url
+
+    def __html__(self) -> str:
+        return qr_svg(self.url)
+
+    __str__ = __html__
 
 
 def render_push(

@@ -11,6 +11,7 @@ from web_helpers import seat_of
 
 from app import hub as hub_module
 from app.hub import Connection, hub
+from app.web import render
 
 
 def test_a_stalled_peer_does_not_delay_the_mover_and_is_dropped(browser, monkeypatch):
@@ -201,3 +202,28 @@ def test_the_hub_says_when_its_first_socket_at_a_table_opens_and_its_last_closes
     assert calls[2:] == []
     local.remove(two)
     assert calls[2:] == [("ABCDEF", False, 0)]
+
+
+def test_a_lobby_push_draws_no_qr_code_which_the_page_still_shows(browser, monkeypatch):
+    """The invite's QR code is drawn only where it is shown: the lobby page, not the
+    pushes of its seats and buttons (with more lobbies than the codes' cache holds, each
+    push drew one again)."""
+    drawn = []
+    real = render.qr_svg
+    monkeypatch.setattr(render, "qr_svg", lambda url: drawn.append(url) or real(url))
+    ann, bob = browser(), browser()
+    code = ann.create("Ann")
+    page = ann.get(f"/t/{code}").data.decode()
+    qr = re.search(r'<figure class="qr"><svg.*?</svg>', page, re.S)
+    assert qr is not None and len(drawn) == 1 and code in drawn[0]
+    bob.get(f"/t/{code}")  # Bob's page shows it too
+    drawn.clear()
+    pushes = []
+    watcher = Connection(code, None, ann.csrf, pushes.append)
+    hub.add(watcher)
+    try:
+        bob.post(f"/t/{code}/join", {"name": "Bob"})
+    finally:
+        hub.remove(watcher)
+    assert pushes and "Bob" in pushes[-1] and "<svg" not in pushes[-1]
+    assert drawn == []
