@@ -16,7 +16,7 @@ from .frozen import Frozen, freeze
 from .game import DOWN, GAME_OVER, GONE, PLAY, SETUP, UP, Game
 from .rules import RuleSet
 
-__all__ = ["Frozen", "carry_over", "freeze", "legal", "rules_view", "view"]
+__all__ = ["Frozen", "carry_over", "carry_over_newer", "freeze", "legal", "rules_view", "view"]
 
 DOWN_CELL = Frozen(state="down")
 GONE_CELL = Frozen(state="gone")
@@ -129,6 +129,31 @@ def carry_over(original: Game, copy: Game) -> None:
     new.players, new.rules = old.players, old.rules
     new.results = dict(old.results)
     copy.__dict__["_view_cache"] = new
+
+
+def carry_over_newer(known: Game, newer: Game) -> None:
+    """Give `newer`, the same game decoded at a later version (another process's change,
+    app.tables.store.Store.from_message), a view cache that starts from `known`'s: its
+    first view then rebuilds only the grids that changed since, and the grids and log
+    lines that did not are the same objects (the board's presenter reuses what it drew
+    for them by identity). Nothing is carried from another round or an older version."""
+    old = known.__dict__.get("_view_cache")
+    if old is None or not known.rounds or not newer.rounds or old.rnd is not known.rounds[-1]:
+        return
+    rnd = newer.rounds[-1]
+    # A round's log only grows: the same round, as long or longer, starts with its events.
+    if rnd.number != old.rnd.number or len(rnd.log) < len(old.log):
+        return
+    new = _Shared()
+    new.rnd = rnd
+    new.grids, new.grids_view = dict(old.grids), old.grids_view
+    new.log, new.seating = old.log, old.seating
+    if [(p.id, p.name, p.bot) for p in known.players] == [
+        (p.id, p.name, p.bot) for p in newer.players
+    ]:
+        new.players = old.players  # its key tells the totals and forfeits apart
+    new.results = dict(old.results)
+    newer.__dict__["_view_cache"] = new
 
 
 def _shared(game: Game) -> _Shared:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from ..engine import GAME_OVER, Game
 from ..engine.game import Round
-from ..engine.view import carry_over
+from ..engine.view import carry_over, carry_over_newer
 from ..models import (
     GameRecord,
     PastRound,
@@ -236,21 +236,30 @@ class Store:
         if state:
             past = state.get("past_rounds", 0)
             game = Game.from_dict(state)
+            known = self._known_game(table.code, game)
             if past:
-                finished = self._finished_rounds(table, game, past)
+                finished = self._finished_rounds(table, game, past, known)
                 if finished is None:  # the game moved on meanwhile: as stored now
                     return self.current(table.code)
                 game.rounds = finished + game.rounds
+            if known is not None:
+                carry_over_newer(known, game)  # its views reuse what did not change
         snap = Snapshot(table, seats, game, past)
         self.remember(snap)
         return snap
 
-    def _finished_rounds(self, table: Table, game: Game, past: int) -> list[Round] | None:
+    def _known_game(self, code: str, game: Game) -> Game | None:
+        """This process's copy of `game` (at an earlier version), if it has one."""
         with self._guard:
-            hit = self._cache.get(table.code)
+            hit = self._cache.get(code)
         known = hit.game if hit is not None else None
+        return known if known is not None and known.id == game.id else None
+
+    def _finished_rounds(
+        self, table: Table, game: Game, past: int, known: Game | None
+    ) -> list[Round] | None:
         # Rounds before a known game's last are finished: nothing changes them again.
-        if known is not None and known.id == game.id and len(known.rounds) > past:
+        if known is not None and len(known.rounds) > past:
             return known.rounds[:past]
         rows = PAST_ROUNDS.all(PastRound, table.code, table.game_number)
         if len(rows) != past:  # a finished game keeps its rounds in its row instead

@@ -5,11 +5,13 @@ back (finished rounds from its own copy of the game; read once per round at most
 from __future__ import annotations
 
 import sys
+from itertools import pairwise
 
 import orjson
 from table_helpers import finish_small_game
 
 import app.tables.store  # noqa: F401  (the module: `app.tables.store` is its Store)
+from app.engine import Game, view
 from app.hub import hub
 from app.tables.store import Store, snapshot_message
 
@@ -69,3 +71,37 @@ def test_another_process_rebuilds_every_published_snapshot_from_its_message(brow
         before = snap.past_rounds
     assert len(heard) > 40 and boundaries >= 2
     assert len(reads) <= boundaries  # finished rounds read back once per round at most
+
+
+def test_a_rebuilt_game_s_views_reuse_what_did_not_change_and_show_the_same(browser):
+    """The other process's game, decoded from each message, starts its views from its
+    previous copy's: unchanged grids are the same objects (the board's presenter then
+    reuses what it drew for them), and every view equals one built from scratch."""
+    other = Store()
+    shown = []  # (view there, view of the same game decoded afresh)
+
+    def fanout(code, what, snapshot):
+        if snapshot is None or snapshot.game is None:
+            return
+        got = other.from_message(orjson.loads(orjson.dumps(snapshot_message(snapshot))))
+        fresh = Game.from_dict(orjson.loads(orjson.dumps(got.game.to_dict())))
+        shown.append((view(got.game, None), view(fresh, None)))  # as its push would
+
+    hub.set_fanout(fanout)
+    try:
+        play_a_game(browser, end_score=150)
+    finally:
+        hub.set_fanout(None)
+    assert all(seen == fresh for seen, fresh in shown)
+    reused = changed = 0
+    for (before, _), (seen, _) in pairwise(shown):
+        if before["round"] is None or seen["round"]["number"] != before["round"]["number"]:
+            continue
+        for player, rows in seen["round"]["grids"].items():
+            old = before["round"]["grids"][player]
+            if rows is old:
+                reused += 1
+            elif rows != old:
+                changed += 1
+    assert len(shown) > 40 and changed > 20
+    assert reused > changed  # most changes touch one grid of three
