@@ -205,6 +205,7 @@ class Fanout:
                 continue
             try:
                 with self._as_request_from(conns[0].base_url):
+                    request.environ["skymo.pushed"] = None  # no answer is made here
                     snap = None
                     if state is not None:
                         snap = self.store.from_message(state)

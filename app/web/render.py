@@ -244,6 +244,10 @@ def render_push(
                     app.update_template_context(base)  # the context processors' values
                     base["url_for"] = path_for  # links as a request renders them
                 for conn in group:
+                    if pushed is None and answered is not None and answers(conn, answered):
+                        # Another process answers that page: its HTML is not needed here.
+                        conn.answered(table.version)
+                        continue
                     me = seats.get(conn.seat_id) if conn.seat_id else None
                     ctx = table_context(snap, me, shared=shared, invite_url=invite, urls=urls)
                     ctx.update(base)
@@ -301,7 +305,7 @@ def pushed_answer(snap: Snapshot, seat: Seat | None, csrf: str, locale: str) -> 
     for the same person (their own socket): the same HTML, swapped in place."""
     if not has_request_context() or snap.table.status == Table.LOBBY:
         return None
-    pushed = request.environ.get("skymo.pushed", {})
+    pushed = request.environ.get("skymo.pushed") or {}
     html = pushed.get((snap.version, seat.id if seat else None, csrf, locale))
     return html.replace(' hx-swap-oob="true"', "", 1) if html else None
 

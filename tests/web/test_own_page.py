@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import re
 
+from flask import request
 from web_helpers import seat_of, seat_table, start, whose_turn
 
+from app import tables
 from app.hub import Connection, hub
+from app.web import render
 
 
 def page_id(person) -> str:
@@ -77,3 +80,30 @@ def test_a_page_is_pushed_the_change_of_a_request_without_its_id_or_of_someone_e
     finally:
         for conn in hub.connections(code):
             hub.remove(conn)
+
+
+def test_another_process_skips_the_answered_page_without_drawing_it(app, browser, monkeypatch):
+    """The process that did not make the change (app.cluster: no answer is made there)
+    neither sends the answered page the table nor draws that page's HTML."""
+    people = seat_table(browser, initial_flips=0)
+    start(people[0])
+    code = people[0].code
+    mover, (other,) = whose_turn(code, people)
+    page = page_id(mover)
+    seat = seat_of(code, mover.name).id
+    own, theirs = [], []
+    conns = [
+        Connection(code, seat, mover.csrf, own.append, page=page),
+        Connection(code, seat_of(code, other.name).id, other.csrf, theirs.append),
+    ]
+    drawn = []
+    real = render.table_html
+    monkeypatch.setattr(render, "table_html", lambda ctx: drawn.append(ctx["me"]) or real(ctx))
+    snap = tables.store.current(code)
+    with app.test_request_context():
+        request.environ["skymo.pushed"] = None  # as app.cluster.Fanout._drain sets it
+        request.environ[render.ANSWERED] = (page, render.token_digest(mover.csrf))
+        version, out = render.render_push(code, conns, "table", snap)
+    assert [conn for conn, _ in out] == [conns[1]]
+    assert [me.id for me in drawn] == [conns[1].seat_id]
+    assert conns[0].sent_version == version  # its page has this version as its answer
