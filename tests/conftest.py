@@ -44,7 +44,9 @@ def app(database_url):
     )
     yield app
     from app.models import db
+    from app.tables.scheduler import scheduler
 
+    scheduler.clear()  # no step of this app may run on the next one's database
     db.close_all()
 
 

@@ -22,6 +22,8 @@ class Scheduler:
         self._heap: list[tuple[float, str]] = []
         self._due: dict[str, float] = {}  # the one live entry per table
         self._cond = threading.Condition()
+        self._stepping = threading.Lock()  # held while a step runs (see `clear`)
+        self._cleared = 0  # how many times `clear` ran
         self._thread: threading.Thread | None = None
         self._app = None
         self._swept = time.time()
@@ -69,14 +71,31 @@ class Scheduler:
                 if self._due.get(code) != when:
                     continue  # superseded by a later wake
                 del self._due[code]
-            changed = False
-            try:
-                with self._app.app_context(), db.connection_context():
-                    changed = run_automatic(code)
-            except Exception:
-                log.exception("automatic step at table %s failed", code)
-            if not changed:  # a change schedules what follows it itself
-                self.wake(code)
+                cleared = self._cleared
+            with self._stepping:
+                if cleared != self._cleared:
+                    continue  # taken just before a `clear`: forgotten too
+                changed = False
+                try:
+                    with self._app.app_context(), db.connection_context():
+                        changed = run_automatic(code)
+                except Exception:
+                    log.exception("automatic step at table %s failed", code)
+                if not changed:  # a change schedules what follows it itself
+                    self.wake(code)
+
+    def clear(self) -> None:
+        """Forget every pending step, once a step running now (and what it schedules)
+        is done: before the database the steps use is closed (each test's app). A step
+        of the old app run on the next one's database, or on a connection being closed
+        under it, crashed the test process (SQLite, in C)."""
+        with self._cond:
+            self._cleared += 1
+            self._heap.clear()
+            self._due.clear()
+        with self._stepping, self._cond:  # the running step's own wakes, if any
+            self._heap.clear()
+            self._due.clear()
 
     def _sweep(self) -> None:
         now = time.time()
