@@ -10,6 +10,7 @@ import pytest
 from app import create_app
 from app.models import Table, db
 from app.tables import step
+from app.tables.scheduler import scheduler
 from app.tables.store import store
 
 
@@ -17,6 +18,7 @@ from app.tables.store import store
 def app(pg_url):
     app = create_app({"TESTING": True, "SECRET_KEY": "test", "DATABASE_URL": pg_url})
     yield app
+    scheduler.clear()  # no bot step of this app may run on the next one's database
     db.close_all()
 
 
