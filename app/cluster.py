@@ -191,7 +191,7 @@ class Fanout:
         background(lambda: self._drain(code), "skymo-fanout")
 
     def _drain(self, code: str) -> None:
-        from .web.render import ANSWERED
+        from .web.render import ANSWERED, PUSHED
 
         while True:
             with self._lock:
@@ -205,7 +205,7 @@ class Fanout:
                 continue
             try:
                 with self._as_request_from(conns[0].base_url):
-                    request.environ["skymo.pushed"] = None  # no answer is made here
+                    request.environ[PUSHED] = None  # no answer is made here
                     snap = None
                     if state is not None:
                         snap = self.store.from_message(state)

@@ -121,14 +121,9 @@ def carry_over(original: Game, copy: Game) -> None:
     copy.__dict__.pop("_view_cache", None)
     if old is None:
         return
-    new = _Shared()
-    if original.rounds and old.rnd is original.rounds[-1] and copy.rounds:
-        new.rnd = copy.rounds[-1]  # same cards and log as the original's, so far
-        new.grids, new.grids_view = dict(old.grids), old.grids_view
-        new.log, new.seating = old.log, old.seating
-    new.players, new.rules = old.players, old.rules
-    new.results = dict(old.results)
-    copy.__dict__["_view_cache"] = new
+    # The copy's round has the same cards and log as the original's, so far.
+    same = original.rounds and old.rnd is original.rounds[-1] and copy.rounds
+    copy.__dict__["_view_cache"] = _started_from(old, copy.rounds[-1] if same else None)
 
 
 def carry_over_newer(known: Game, newer: Game) -> None:
@@ -144,16 +139,25 @@ def carry_over_newer(known: Game, newer: Game) -> None:
     # A round's log only grows: the same round, as long or longer, starts with its events.
     if rnd.number != old.rnd.number or len(rnd.log) < len(old.log):
         return
+    # The players' view is kept by a key that tells totals and forfeits apart, not names.
+    players = [(p.id, p.name, p.bot) for p in known.players]
+    same_players = players == [(p.id, p.name, p.bot) for p in newer.players]
+    newer.__dict__["_view_cache"] = _started_from(old, rnd, same_players)
+
+
+def _started_from(old: _Shared, rnd, players: bool = True) -> _Shared:
+    """A new view cache with `old`'s parts: its round's grids and log when `rnd` is that
+    same round (as far as `old` saw it), its players' view when `players`."""
     new = _Shared()
-    new.rnd = rnd
-    new.grids, new.grids_view = dict(old.grids), old.grids_view
-    new.log, new.seating = old.log, old.seating
-    if [(p.id, p.name, p.bot) for p in known.players] == [
-        (p.id, p.name, p.bot) for p in newer.players
-    ]:
-        new.players = old.players  # its key tells the totals and forfeits apart
+    if rnd is not None:
+        new.rnd = rnd
+        new.grids, new.grids_view = dict(old.grids), old.grids_view
+        new.log, new.seating = old.log, old.seating
+    if players:
+        new.players = old.players
+    new.rules = old.rules
     new.results = dict(old.results)
-    newer.__dict__["_view_cache"] = new
+    return new
 
 
 def _shared(game: Game) -> _Shared:

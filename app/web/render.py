@@ -227,7 +227,7 @@ def render_push(
         present = presence.present(code)
         invite, urls = push_urls(app, table.code, conns[0].base_url)
         # Inside the mover's request: kept for their answer (pushed_answer).
-        pushed = request.environ.setdefault("skymo.pushed", {}) if has_request_context() else None
+        pushed = request.environ.setdefault(PUSHED, {}) if has_request_context() else None
         # The page whose own htmx request made this change gets the table as its answer.
         answered = answered_page() if what == "table" and not lobby else None
         out = []
@@ -267,6 +267,9 @@ PAGE_HEADER = "X-Skymo-Page"  # a table page's id, sent with its htmx requests
 
 
 ANSWERED = "skymo.answered"  # (page id, token digest) of the page answered: see answered_page
+# The request's pushed HTML by (version, seat, token, language), for its answer
+# (pushed_answer); None where no answer is made (another process's change).
+PUSHED = "skymo.pushed"
 
 
 def answered_page() -> tuple[str, str] | None:
@@ -305,7 +308,7 @@ def pushed_answer(snap: Snapshot, seat: Seat | None, csrf: str, locale: str) -> 
     for the same person (their own socket): the same HTML, swapped in place."""
     if not has_request_context() or snap.table.status == Table.LOBBY:
         return None
-    pushed = request.environ.get("skymo.pushed") or {}
+    pushed = request.environ.get(PUSHED) or {}
     html = pushed.get((snap.version, seat.id if seat else None, csrf, locale))
     return html.replace(' hx-swap-oob="true"', "", 1) if html else None
 

@@ -101,7 +101,7 @@ def test_another_process_skips_the_answered_page_without_drawing_it(app, browser
     monkeypatch.setattr(render, "table_html", lambda ctx: drawn.append(ctx["me"]) or real(ctx))
     snap = tables.store.current(code)
     with app.test_request_context():
-        request.environ["skymo.pushed"] = None  # as app.cluster.Fanout._drain sets it
+        request.environ[render.PUSHED] = None  # as app.cluster.Fanout._drain sets it
         request.environ[render.ANSWERED] = (page, render.token_digest(mover.csrf))
         version, out = render.render_push(code, conns, "table", snap)
     assert [conn for conn, _ in out] == [conns[1]]
