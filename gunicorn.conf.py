@@ -8,7 +8,11 @@ Redis): SKYMO_WORKERS processes, one per core by default.
 The gevent worker was chosen by measurement (README, "Figures"): with 500 tables of 4
 players (2,000 sockets) it kept a push p95 of 0.6 s and no error, where the gthread
 worker (two OS threads per open socket, fighting over the GIL) fell to a push p95 of
-22 s with errors. SKYMO_WORKER=gthread switches back."""
+22 s with errors. SKYMO_WORKER=gthread switches back.
+
+With more than one gevent worker, each table's connections are steered to one of them
+(app/steering.py: the workers hand connections to each other), as a proxy hashing on the
+table code would; SKYMO_STEER=0 turns that off."""
 
 import importlib.util
 import os
@@ -29,6 +33,14 @@ except deploy.ConfigError as exc:
 
 bind = f"{os.environ.get('SKYMO_HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
 worker_class = os.environ.get("SKYMO_WORKER", "gevent")
+if worker_class == "gevent" and workers > 1 and os.environ.get("SKYMO_STEER", "1") != "0":
+    # Each table's connections on one worker (app/steering.py), loaded by path as above.
+    _spec = importlib.util.spec_from_file_location(
+        "skymo_steering", Path(__file__).parent / "app/steering.py"
+    )
+    _steering = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(_steering)
+    worker_class = _steering.SteeringWorker
 threads = int(os.environ.get("SKYMO_THREADS", "2500"))
 # Above `threads`, so that keep-alive HTTP connections are possible next to the sockets;
 # for gevent, the number of concurrent connections (sockets included).
