@@ -134,6 +134,10 @@ class Steering:
                 if time.monotonic() > deadline:
                     break
                 time.sleep(0.002)  # gevent's, in a worker
+            except ConnectionRefusedError:  # nobody reads there: a killed worker's
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+                break
             except OSError:
                 break
         self._workers = [w for w in self._workers if w != to]
@@ -148,6 +152,12 @@ class Steering:
             raise OSError("a hand-over without exactly one connection")
         addr = json.loads(note)
         return socket.socket(fileno=fds[0]), tuple(addr) if isinstance(addr, list) else addr
+
+    def leave(self) -> None:
+        """Take no more hand-overs: the others stop listing this worker (within
+        LIST_EVERY), and a hand-over sent to it from now on fails and is served there."""
+        with contextlib.suppress(OSError):
+            os.unlink(self.path)
 
     def close(self) -> None:
         self.inbox.close()
@@ -169,17 +179,31 @@ class SteeringWorker(GeventWorker):
             return super().run()
         self.steering = Steering(steer_dir(self.ppid), str(self.pid))
         receiver = gevent.spawn(self._receive)
+        leaving = gevent.spawn(self._leave_when_stopping, receiver)
         try:
             super().run()
         finally:
+            leaving.kill()
             receiver.kill()
             self.steering.close()
+
+    def _leave_when_stopping(self, receiver) -> None:
+        """Once the worker is told to stop, it leaves the others' listings, and takes
+        what they handed it meanwhile before it stops reading (else the connections
+        waiting in its queue would be closed unanswered)."""
+        import gevent
+
+        while self.alive:
+            gevent.sleep(0.5)
+        self.steering.leave()
+        gevent.sleep(LIST_EVERY + 0.5)
+        receiver.kill()
 
     def _receive(self) -> None:
         import gevent
 
         listener = self.sockets[0]
-        while self.alive:
+        while True:
             try:
                 client, addr = self.steering.receive()
             except OSError as exc:

@@ -2,10 +2,11 @@
 
 Runs benchmarks/load.py (same options, same figures) against gunicorn started in the
 chosen mode. With --postgres URL the run gets a fresh database on that server and its
-own Redis key prefix (both removed afterwards) and SKYMO_WORKERS=--workers processes;
-the kernel hands each connection to any of them, so the players of one table sit on
-different processes and their pushes cross through Redis. Server CPU is summed over
-every worker; RSS is given per worker.
+own Redis key prefix (both removed afterwards) and SKYMO_WORKERS=--workers processes of
+one gunicorn: the kernel hands each connection to any of them, and they hand it on to
+the worker that owns its table (app/steering.py). With --spread they do not
+(SKYMO_STEER=0): the players of one table sit on different processes and their pushes
+cross through Redis. Server CPU is summed over every worker; RSS is given per worker.
 
     .venv/bin/python benchmarks/modes.py --tables 1000 --think 10 --ramp 120 --seconds 90
     PG=postgresql://postgres@127.0.0.1:5432/postgres
@@ -91,6 +92,11 @@ def main(argv=None) -> None:
         "and socket of a table goes to one of them (by its code), as a proxy hashing on "
         'the table code sends them (README, "Many processes")',
     )
+    parser.add_argument(
+        "--spread",
+        action="store_true",
+        help="no steering (SKYMO_STEER=0): a table's connections on any of the workers",
+    )
     args, rest = parser.parse_known_args(argv)
     load = load_generator()
     groups: list[Path] = []
@@ -116,10 +122,15 @@ def main(argv=None) -> None:
             SKYMO_REDIS_URL=args.redis,
             SKYMO_REDIS_PREFIX=prefix,
             SKYMO_WORKERS="1" if args.by_table else str(args.workers),
+            SKYMO_STEER="0" if args.spread else "1",
         )
         if args.by_table:
             rest += ["--servers", str(args.workers)]
-        routed = ", each table on one (by its code)" if args.by_table else ""
+        routed = {
+            (True, False): ", each table on one (by its code)",
+            (False, True): ", tables spread over them (no steering)",
+            (False, False): ", each table steered to one",
+        }.get((args.by_table, args.spread), "")
         print(f"mode: PostgreSQL + Redis, {args.workers} processes{routed}", flush=True)
     else:
         print("mode: SQLite, 1 process", flush=True)

@@ -82,11 +82,29 @@ def test_a_hand_over_to_a_dead_worker_fails_and_it_is_no_longer_an_owner(tmp_pat
     a, b = socket.socketpair()
     try:
         assert not here.hand_over(a, "", "102")
-        assert here.workers() == ["101"]  # until the next listing
+        assert here.workers() == ["101"]
         assert here.elsewhere("ANY") is None
+        assert not (tmp_path / "102").exists()  # its socket file is removed
+        here._listed = -10.0  # the next listing does not bring it back
+        assert here.workers() == ["101"]
     finally:
         a.close()
         b.close()
+        here.close()
+
+
+def test_a_worker_that_leaves_is_no_longer_handed_connections(tmp_path):
+    here, leaving = Steering(str(tmp_path), "101"), Steering(str(tmp_path), "102")
+    a, b = socket.socketpair()
+    try:
+        leaving.leave()
+        assert not here.hand_over(a, "", "102")  # served where it is
+        here._listed = -10.0
+        assert here.workers() == ["101"]
+    finally:
+        a.close()
+        b.close()
+        leaving.close()
         here.close()
 
 
@@ -135,7 +153,13 @@ here, there = Steering(sys.argv[1], "101"), Steering(sys.argv[1], "102")
 pairs = [socket.socketpair() for _ in range(int(sys.argv[2]))]
 handed = [gevent.spawn(here.hand_over, a, "", "102") for a, _ in pairs]
 gevent.sleep(0.3)  # nobody reads yet: the queue fills, the others wait
-got = [there.receive()[0] for _ in pairs]
+there.inbox.settimeout(10)
+got = []
+try:
+    for _ in pairs:
+        got.append(there.receive()[0])
+finally:
+    print("received", len(got), "handed", [g.value for g in handed], file=sys.stderr)
 assert all(g.get() for g in handed), [g.value for g in handed]
 for (_, b), conn in zip(pairs, got):
     conn.sendall(b"x")

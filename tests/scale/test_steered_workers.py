@@ -5,7 +5,9 @@ and the game plays as anywhere else."""
 from __future__ import annotations
 
 import http.client
+import os
 import re
+import signal
 import time
 from pathlib import Path
 
@@ -93,3 +95,29 @@ def test_every_socket_of_a_table_is_on_its_worker_and_moves_reach_them(
     time.sleep(0.3)  # the access log is written after the answer
     for path in (f"/t/{code}", f"/t/{code}/start", f"/t/{code}/move"):
         assert set(served(server, path)) == {owner(code, workers)}, path
+
+
+def test_a_killed_worker_is_replaced_and_its_tables_play_on(cluster, tmp_path, pg_url):
+    server, workers = two_workers(cluster, tmp_path)
+    ann, bob = people.Person(server.url), people.Person(server.url)
+    code = seat_table(ann, bob, server, pg_url)
+    version = stored(pg_url, code)[1]
+    assert ann.post(f"/t/{code}/start", {"version": str(version)})[0] == 303
+    gone = owner(code, workers)
+    os.kill(int(gone), signal.SIGKILL)  # its socket file stays behind, nobody reading it
+    deadline = time.time() + 20
+    while True:  # gunicorn starts another worker in its place
+        now = sorted(p.name for d in (tmp_path / "steer").iterdir() for p in d.iterdir())
+        if len(now) >= 2 and any(w not in workers for w in now):
+            break
+        assert time.time() < deadline, now
+        time.sleep(0.2)
+    # Every page and socket of the table is answered, wherever it lands now.
+    ws = bob.socket()
+    try:
+        receive_version(ws, version + 1, 3)
+        assert reveal(ann, code, version + 1)[0] == 303
+        receive_version(ws, version + 2, 3)
+    finally:
+        ws.close()
+    assert "Traceback" not in server.log_text()
