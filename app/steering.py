@@ -32,6 +32,7 @@ import json
 import os
 import re
 import socket
+import stat
 import tempfile
 import time
 
@@ -86,6 +87,7 @@ class Steering:
         self.inbox = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         for attempt in range(3):  # another worker may remove the directory meanwhile
             os.makedirs(directory, mode=0o700, exist_ok=True)
+            _check_private(directory)
             if os.path.exists(self.path):
                 os.unlink(self.path)  # a dead worker's of the same pid
             try:
@@ -167,6 +169,14 @@ class Steering:
                 remove(self.path if remove is os.unlink else self.directory)
 
 
+def _check_private(directory: str) -> None:
+    """Connections are handed to whatever listens in `directory`: it must be ours alone
+    (a folder of that name made by another user, in a shared /tmp, is refused)."""
+    found = os.lstat(directory)
+    if not stat.S_ISDIR(found.st_mode) or found.st_uid != os.geteuid() or found.st_mode & 0o077:
+        raise PermissionError(f"{directory} is not a folder of this user's alone")
+
+
 class SteeringWorker(GeventWorker):
     """gunicorn's gevent worker, steering each table's connections to one worker."""
 
@@ -177,7 +187,11 @@ class SteeringWorker(GeventWorker):
 
         if self.cfg.is_ssl:  # the request line is encrypted: nothing to peek at
             return super().run()
-        self.steering = Steering(steer_dir(self.ppid), str(self.pid))
+        try:
+            self.steering = Steering(steer_dir(self.ppid), str(self.pid))
+        except OSError as exc:
+            self.log.warning("steering off, tables served where they land: %s", exc)
+            return super().run()
         receiver = gevent.spawn(self._receive)
         leaving = gevent.spawn(self._leave_when_stopping, receiver)
         try:

@@ -9,6 +9,8 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
+
 from app.steering import PEEK_BYTES, Steering, owner, table_of
 from tests.conftest import ROOT
 
@@ -161,9 +163,10 @@ try:
 finally:
     print("received", len(got), "handed", [g.value for g in handed], file=sys.stderr)
 assert all(g.get() for g in handed), [g.value for g in handed]
-for (_, b), conn in zip(pairs, got):
-    conn.sendall(b"x")
-    assert b.recv(1) == b"x"
+for i, (_, b) in enumerate(pairs):
+    b.sendall(bytes([i]))
+mine = sorted(conn.recv(1)[0] for conn in got)  # they came in any order
+assert mine == list(range(len(pairs))), mine  # each is one of the connections, once
 print("all", len(got))
 """
 
@@ -182,3 +185,19 @@ def test_under_gevent_a_full_queue_delays_hand_overs_and_loses_none(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["all", str(queue + 10)]
+
+
+def test_a_folder_others_can_reach_is_refused(tmp_path):
+    """Connections go to whatever listens in the folder: one that is not this user's
+    alone (made by someone else in a shared /tmp) is not used."""
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o777)
+    shared.chmod(0o777)
+    with pytest.raises(PermissionError):
+        Steering(str(shared), "101")
+    assert not (shared / "101").exists()
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    (tmp_path / "elsewhere").mkdir(mode=0o700)
+    with pytest.raises(PermissionError):
+        Steering(str(link), "101")

@@ -95,6 +95,7 @@ def test_every_socket_of_a_table_is_on_its_worker_and_moves_reach_them(
     time.sleep(0.3)  # the access log is written after the answer
     for path in (f"/t/{code}", f"/t/{code}/start", f"/t/{code}/move"):
         assert set(served(server, path)) == {owner(code, workers)}, path
+    assert "Traceback" not in server.log_text()  # sockets closed, connections handed
 
 
 def test_a_killed_worker_is_replaced_and_its_tables_play_on(cluster, tmp_path, pg_url):
