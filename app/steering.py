@@ -78,7 +78,8 @@ def steer_dir(master_pid: int) -> str:
 
 class Steering:
     """One worker's side: its own hand-over socket, the live workers' names, and the
-    hand-over itself. `gevent` is passed in: this module is imported unpatched."""
+    hand-over itself. Made in the worker, once gevent has patched `socket` and `time`
+    (this module is imported before, in gunicorn's master)."""
 
     def __init__(self, directory: str, name: str):
         self.directory = directory
