@@ -18,13 +18,19 @@ import importlib.util
 import os
 from pathlib import Path
 
-# app/deploy.py alone, not the app package: importing the app in gunicorn's master
-# would create its locks before gevent patches the workers.
-_spec = importlib.util.spec_from_file_location(
-    "skymo_deploy", Path(__file__).parent / "app/deploy.py"
-)
-deploy = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(deploy)
+
+def _module(name: str):
+    """app/<name>.py alone, not the app package: importing the app in gunicorn's master
+    would create its locks before gevent patches the workers."""
+    spec = importlib.util.spec_from_file_location(
+        f"skymo_{name}", Path(__file__).parent / f"app/{name}.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+deploy = _module("deploy")
 try:
     deploy.check()  # a wrong setup stops gunicorn at once, with the reason
     workers = deploy.workers()
@@ -34,13 +40,7 @@ except deploy.ConfigError as exc:
 bind = f"{os.environ.get('SKYMO_HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
 worker_class = os.environ.get("SKYMO_WORKER", "gevent")
 if worker_class == "gevent" and workers > 1 and os.environ.get("SKYMO_STEER", "1") != "0":
-    # Each table's connections on one worker (app/steering.py), loaded by path as above.
-    _spec = importlib.util.spec_from_file_location(
-        "skymo_steering", Path(__file__).parent / "app/steering.py"
-    )
-    _steering = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(_steering)
-    worker_class = _steering.SteeringWorker
+    worker_class = _module("steering").SteeringWorker  # each table's connections on one
 threads = int(os.environ.get("SKYMO_THREADS", "2500"))
 # Above `threads`, so that keep-alive HTTP connections are possible next to the sockets;
 # for gevent, the number of concurrent connections (sockets included).

@@ -36,8 +36,9 @@ import stat
 import tempfile
 import time
 
+import gevent
 from gunicorn import util
-from gunicorn.workers.ggevent import GeventWorker
+from gunicorn.workers.ggevent import GeventWorker  # imports gevent too (patching is later)
 
 # The table a request line is for: the table's pages, moves and socket, the score
 # sheet's. Its code as the URL has it (the app checks it; an unknown code just has an
@@ -165,9 +166,9 @@ class Steering:
     def close(self) -> None:
         self.inbox.close()
         self.outbox.close()
-        for remove in (os.unlink, os.rmdir):  # the directory goes with the last worker
-            with contextlib.suppress(OSError):
-                remove(self.path if remove is os.unlink else self.directory)
+        self.leave()
+        with contextlib.suppress(OSError):  # the directory goes with the last worker
+            os.rmdir(self.directory)
 
 
 def _check_private(directory: str) -> None:
@@ -184,8 +185,6 @@ class SteeringWorker(GeventWorker):
     steering: Steering | None = None
 
     def run(self):
-        import gevent
-
         if self.cfg.is_ssl:  # the request line is encrypted: nothing to peek at
             return super().run()
         try:
@@ -206,8 +205,6 @@ class SteeringWorker(GeventWorker):
         """Once the worker is told to stop, it leaves the others' listings, and takes
         what they handed it meanwhile before it stops reading (else the connections
         waiting in its queue would be closed unanswered)."""
-        import gevent
-
         while self.alive:
             gevent.sleep(0.5)
         self.steering.leave()
@@ -215,8 +212,6 @@ class SteeringWorker(GeventWorker):
         receiver.kill()
 
     def _receive(self) -> None:
-        import gevent
-
         listener = self.sockets[0]
         while True:
             try:
@@ -264,8 +259,6 @@ class SteeringWorker(GeventWorker):
     def _peek(self, client) -> bytes | None:
         """The start of the connection's next request, read without consuming it (b""
         once the client closed it; None if nothing came within keepalive seconds)."""
-        import gevent
-
         with gevent.Timeout(self.cfg.keepalive or 5, False):
             while True:
                 head = client.recv(PEEK_BYTES, socket.MSG_PEEK)

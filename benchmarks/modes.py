@@ -126,11 +126,13 @@ def main(argv=None) -> None:
         )
         if args.by_table:
             rest += ["--servers", str(args.workers)]
-        routed = {
-            (True, False): ", each table on one (by its code)",
-            (False, True): ", tables spread over them (no steering)",
-            (False, False): ", each table steered to one",
-        }.get((args.by_table, args.spread), "")
+        routed = (
+            ", each table on one (by its code)"
+            if args.by_table
+            else ", tables spread over them (no steering)"
+            if args.spread
+            else ", each table steered to one"
+        )
         print(f"mode: PostgreSQL + Redis, {args.workers} processes{routed}", flush=True)
     else:
         print("mode: SQLite, 1 process", flush=True)
