@@ -1,5 +1,6 @@
 """Skymo load generator: thousands of people playing through the real pages, from one
-asyncio process (aiohttp), one cookie session and one push socket per person.
+asyncio process (aiohttp), one cookie session, pool of HTTP connections (as a browser
+keeps its own; `--pool shared`: one pool for everyone) and push socket per person.
 
 It starts gunicorn with the project's gunicorn.conf.py on a free loopback port (or
 drives --url), seats --players people at each of --tables tables through the real forms
@@ -199,10 +200,15 @@ class Run:
                 task.cancel()
 
     # ----- seating ---------------------------------------------------------------------
+    def pool(self, shared):
+        """A person's HTTP connections: their own (None), as a browser's, or the pool all
+        share (`--pool shared`: a proxy's upstream pool, fewer connections)."""
+        return shared if self.args.pool == "shared" else None
+
     async def seat(self, table: Table, connector, delay: float) -> bool:
         await asyncio.sleep(delay)
         people = [
-            Person(self, table, f"P{i}-{self.rng.randrange(10**6)}", connector)
+            Person(self, table, f"P{i}-{self.rng.randrange(10**6)}", self.pool(connector))
             for i in range(self.args.players)
         ]
         table.people = people
@@ -481,6 +487,13 @@ def main(argv=None) -> None:
     parser.add_argument("--ramp", type=float, default=30.0, help="seating spread over")
     parser.add_argument("--warmup", type=float, default=5.0)
     parser.add_argument("--connections", type=int, default=0, help="HTTP pool, 0: no cap")
+    parser.add_argument(
+        "--pool",
+        choices=("person", "shared"),
+        default="person",
+        help="HTTP connections: each person's own, as browsers keep them (default), or one "
+        "pool shared by everyone (--connections caps it)",
+    )
     parser.add_argument("--json", action="store_true")
     player_options(parser, think=10.0, end_score="", seed=1)
     args = parser.parse_args(argv)

@@ -84,9 +84,12 @@ class Person:
         self.run = run
         self.table = table
         self.name = name
+        # connector None: this person's own pool, as each browser keeps its own
+        # connections (up to 6 to one host, as browsers do).
+        own = connector is None
         self.session = aiohttp.ClientSession(
-            connector=connector,
-            connector_owner=False,
+            connector=aiohttp.TCPConnector(limit=6) if own else connector,
+            connector_owner=own,
             cookie_jar=aiohttp.CookieJar(unsafe=True),
         )
         self.csrf = ""
