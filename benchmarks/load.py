@@ -468,6 +468,13 @@ def player_options(parser, *, think: float, end_score: str, seed: int) -> None:
         action="store_false",
         help="sockets without permessage-deflate (browsers ask for it)",
     )
+    parser.add_argument(
+        "--pool",
+        choices=("person", "shared"),
+        default="person",
+        help="HTTP connections: each person's own, as browsers keep them (default), or one "
+        "pool shared by everyone",
+    )
     parser.add_argument("--url", help="drive this server instead of starting gunicorn")
     parser.add_argument("--pid", type=int, help="with --url: the worker's pid, for CPU/RSS")
     parser.add_argument(
@@ -487,13 +494,6 @@ def main(argv=None) -> None:
     parser.add_argument("--ramp", type=float, default=30.0, help="seating spread over")
     parser.add_argument("--warmup", type=float, default=5.0)
     parser.add_argument("--connections", type=int, default=0, help="HTTP pool, 0: no cap")
-    parser.add_argument(
-        "--pool",
-        choices=("person", "shared"),
-        default="person",
-        help="HTTP connections: each person's own, as browsers keep them (default), or one "
-        "pool shared by everyone (--connections caps it)",
-    )
     parser.add_argument("--json", action="store_true")
     player_options(parser, think=10.0, end_score="", seed=1)
     args = parser.parse_args(argv)

@@ -39,21 +39,23 @@ class Soak(Run):
         args = self.args
         while not self.stopping:
             table = Table()
-            seated = await self.seat(table, connector, 0)
-            lifetime = self.rng.expovariate(1 / args.lifetime)
-            end = time.monotonic() + lifetime
-            while seated and time.monotonic() < end and not self.stopping:
-                await asyncio.sleep(1)
-            table.over = True
-            how = self.rng.random()
-            with contextlib.suppress(Exception):
-                if seated and how < 0.4:  # everybody leaves: the game finishes
-                    for p in table.people:
-                        await p.post(f"/t/{table.code}/leave", {})
-                    self.ended["finished"] += 1
-                elif seated:
-                    self.ended["abandoned"] += 1
-            await asyncio.gather(*(p.close() for p in table.people))
+            try:
+                seated = await self.seat(table, connector, 0)
+                lifetime = self.rng.expovariate(1 / args.lifetime)
+                end = time.monotonic() + lifetime
+                while seated and time.monotonic() < end and not self.stopping:
+                    await asyncio.sleep(1)
+                table.over = True
+                how = self.rng.random()
+                with contextlib.suppress(Exception):
+                    if seated and how < 0.4:  # everybody leaves: the game finishes
+                        for p in table.people:
+                            await p.post(f"/t/{table.code}/leave", {})
+                        self.ended["finished"] += 1
+                    elif seated:
+                        self.ended["abandoned"] += 1
+            finally:  # also when the run's end cancels this: each person's own pool
+                await asyncio.gather(*(p.close() for p in table.people))
             self.tables_made += 1
             if not seated:
                 await asyncio.sleep(1)
