@@ -82,10 +82,27 @@ def collect_young_by_time(every: float = YOUNG_EVERY) -> None:
 
     def collector() -> None:
         while True:
+            asked = time.monotonic()
             time.sleep(every)  # gevent's sleep under the gevent worker
+            held_loop(time.monotonic() - asked - every)
             collect_due()
 
     background(collector, "skymo-young-collector")
+
+
+LATE = 0.2  # seconds a timer may fire late before the worker's loop is called held
+
+
+def held_loop(late: float) -> None:
+    """Log a timer that fired `late` seconds late: the worker's loop was held that long
+    (by a long computation, a blocking call or a busy machine), and every request and
+    push of the process waited. With the time, to match a latency burst seen outside."""
+    if late > LATE:
+        log.warning(
+            "the worker's loop was held: a timer fired %.0f ms late (%s UTC)",
+            late * 1000,
+            time.strftime("%H:%M:%S", time.gmtime()),
+        )
 
 
 class PauseLog:

@@ -54,6 +54,7 @@ import aiohttp
 from players import VERSION, Person, Stats, Table  # benchmarks/ is the script's folder
 
 ROOT = Path(__file__).resolve().parent.parent
+HELD = re.compile(r"loop was held: a timer fired (\d+) ms late \((\S+) UTC\)")
 GC_PAUSE = re.compile(r"collection of generation (\d) held the worker (\d+) ms \((\d+) ms of CPU")
 
 
@@ -171,12 +172,23 @@ class Run:
         """[generation, ms held, ms of CPU] of each garbage collection that held a
         server worker longer than 50 ms in the whole run (its log: app.serving.PauseLog),
         when this run started the servers."""
-        found = []
+        return [
+            [int(g), int(ms), int(cpu)]
+            for text in self.server_logs()
+            for g, ms, cpu in GC_PAUSE.findall(text)
+        ]
+
+    def held_loops(self) -> list[list]:
+        """[ms late, UTC time] of each time a server worker's loop was held longer than
+        app.serving.LATE in the whole run (a timer firing late, its log)."""
+        return [[int(ms), at] for text in self.server_logs() for ms, at in HELD.findall(text)]
+
+    def server_logs(self) -> list[str]:
+        texts = []
         for i, log in enumerate(self.logs):
             log.flush()
-            text = (Path(self.tmp) / f"server{i}.log").read_text(errors="replace")
-            found += [[int(g), int(ms), int(cpu)] for g, ms, cpu in GC_PAUSE.findall(text)]
-        return found
+            texts.append((Path(self.tmp) / f"server{i}.log").read_text(errors="replace"))
+        return texts
 
     async def wait_ready(self, session) -> None:
         deadline = time.monotonic() + 30
@@ -273,7 +285,7 @@ class Run:
         gc.disable()
         stalls = ClientStalls()
         watch = asyncio.create_task(stalls.watch())
-        cpu0, t0 = cpu_seconds(pids), time.monotonic()
+        cpu0, t0, tcp0 = cpu_seconds(pids), time.monotonic(), tcp_counters()
         self.measuring = True
         rss_peak = 0
         end = t0 + args.seconds
@@ -286,6 +298,7 @@ class Run:
         gc.enable()
         elapsed = time.monotonic() - t0
         cpu = cpu_seconds(pids) - cpu0
+        tcp = {k: v - tcp0.get(k, 0) for k, v in tcp_counters().items()}
         per_worker = [memory(p) for p in pids or [None]]
         rss, hwm = max(m[0] for m in per_worker), max(m[1] for m in per_worker)
         self.stopping = True
@@ -323,9 +336,11 @@ class Run:
             "error_count": sum(st.errors.values()),
             "server_cpu_ms_per_move": round(cpu * 1000 / st.moves, 2) if st.moves else None,
             "server_gc_pauses_ms": self.gc_pauses(),
+            "server_loop_held": self.held_loops(),
             "client_stalls_ms": stalls.lags,
             "client_gc_pauses_ms": stalls.collections,
             "server_cpu_share": round(cpu / elapsed, 2),
+            "tcp_while_measuring": tcp,
             "workers": len(pids),
             "rss_mib": round(rss / 1024, 1),
             "rss_mib_per_worker": [round(m[0] / 1024, 1) for m in per_worker],
@@ -373,10 +388,44 @@ def windows(times: list[float], values: list[float], width: float) -> dict:
     buckets: dict[int, list[float]] = {}
     for t, v in zip(times, values, strict=True):
         buckets.setdefault(int(t // width), []).append(v)
-    p99s = sorted(percentiles(b)["p99"] for b in buckets.values() if len(b) >= 20)
+    p99s = sorted((percentiles(b)["p99"], key) for key, b in buckets.items() if len(b) >= 20)
     if not p99s:
         return {"n": 0}
-    return {"n": len(p99s), "min": p99s[0], "median": p99s[len(p99s) // 2], "max": p99s[-1]}
+    # When the worst window began, on the wall clock (UTC): to find it in the servers'
+    # and PostgreSQL's logs.
+    worst = time.time() - time.monotonic() + p99s[-1][1] * width
+    return {
+        "n": len(p99s),
+        "min": p99s[0][0],
+        "median": p99s[len(p99s) // 2][0],
+        "max": p99s[-1][0],
+        "max_at": time.strftime("%H:%M:%S", time.gmtime(worst)),
+    }
+
+
+# The machine's TCP counters (every connection, the client's and the servers'): a full
+# listen queue drops a SYN, which the client sends again 1 s later, so a move's answer
+# or push comes ~1 s late with no sign of it in the server; a retransmission timeout
+# costs at least 200 ms.
+TCP_COUNTERS = (
+    "ListenOverflows",
+    "ListenDrops",
+    "TCPSynRetrans",
+    "TCPTimeouts",
+    "TCPLossProbes",
+    "RetransSegs",
+)
+
+
+def tcp_counters() -> dict:
+    counters = {}
+    for path in ("/proc/net/netstat", "/proc/net/snmp"):
+        with contextlib.suppress(OSError), open(path) as f:
+            lines = f.read().splitlines()
+        for names, values in zip(lines[::2], lines[1::2], strict=False):
+            pairs = zip(names.split()[1:], values.split()[1:], strict=False)
+            counters.update((k, int(v)) for k, v in pairs if k in TCP_COUNTERS)
+    return counters
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -423,7 +472,7 @@ def show(r: dict) -> None:
     if w.get("n"):
         print(
             f"push p99 per 5 s       min {w['min']:.0f} / median {w['median']:.0f} / "
-            f"max {w['max']:.0f} ms ({w['n']} windows)"
+            f"max {w['max']:.0f} ms ({w['n']} windows; the worst from {w['max_at']} UTC)"
         )
     slowest = r.get("slowest_push")
     if slowest:
@@ -443,6 +492,8 @@ def show(r: dict) -> None:
     print(
         f"server RSS             {r['rss_mib']} MiB (peak {r['rss_peak_mib']}, HWM {r['hwm_mib']})"
     )
+    held = r.get("server_loop_held") or []
+    print(f"server loop held       {len(held)} times over 200 ms {held[:8] or ''}")
     if r.get("workers", 1) > 1:
         print(f"RSS per worker         {' / '.join(map(str, r['rss_mib_per_worker']))} MiB")
     lags, collections = r.get("client_stalls_ms", []), r.get("client_gc_pauses_ms", [])
@@ -451,6 +502,8 @@ def show(r: dict) -> None:
         f"its GC {len(collections)} over 50 ms (longest {max(collections, default=0)} ms)"
     )
     print(f"sockets open at end    {r['open_sockets_at_end']}")
+    tcp = r.get("tcp_while_measuring") or {}
+    print("TCP while measuring    " + ", ".join(f"{k} {tcp.get(k, 0)}" for k in TCP_COUNTERS))
     before = " ".join(f"{x:.1f}" for x in r["load_average_before"])
     after = " ".join(f"{x:.1f}" for x in r["load_average_after"])
     print(f"load average           before {before}, after {after} (2 cores, shared)")

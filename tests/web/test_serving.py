@@ -274,3 +274,32 @@ def test_one_timed_collector_per_worker(monkeypatch):
     with pytest.raises(SystemExit):
         started[0]()
     assert slept == [0.5, 0.5, 0.5] and len(collected) == 2
+
+
+def test_a_timer_that_fires_late_is_logged_as_a_held_loop(monkeypatch, caplog):
+    """The timed collector's own sleep tells when the worker's loop was held (a latency
+    burst with no collection behind it): logged with the time, a little lateness not."""
+    import logging
+
+    import app.hub
+    import app.serving as serving
+
+    started, now = [], [100.0]
+    monkeypatch.setattr(app.hub, "background", lambda target, name: started.append(target))
+    monkeypatch.setattr(serving, "collect_due", lambda: None)
+    monkeypatch.setattr(serving.collect_young_by_time, "started", False, raising=False)
+    monkeypatch.setattr(serving.time, "monotonic", lambda: now[0])
+    late = iter([0.05, 0.9])
+
+    def sleep(seconds):
+        try:
+            now[0] += seconds + next(late)
+        except StopIteration:
+            raise SystemExit from None
+
+    monkeypatch.setattr(serving.time, "sleep", sleep)
+    serving.collect_young_by_time(1.0)
+    with caplog.at_level(logging.WARNING, logger="app.serving"), pytest.raises(SystemExit):
+        started[0]()
+    held = [r.getMessage() for r in caplog.records if "loop was held" in r.getMessage()]
+    assert len(held) == 1 and "fired 900 ms late" in held[0] and "UTC" in held[0]
