@@ -88,11 +88,13 @@ class Run:
         self.stats = Stats()
         self.stopping = False
         self.measuring = False
+        self.measured_from = 0.0  # (monotonic) moves sent before it are not counted
         self.url = args.url
         self.urls = [args.url] if args.url else []
         self.servers: list[subprocess.Popen] = []
         self.logs: list = []
         self.tmp = None
+        self.started = time.monotonic()
         self.playing: list[asyncio.Task] = []
 
     # ----- the server ----------------------------------------------------------------
@@ -130,6 +132,13 @@ class Run:
             )
             self.urls.append(f"http://127.0.0.1:{port}")
         self.url = self.urls[0]
+        self.started = time.monotonic()
+
+    def counts(self, sent: float) -> bool:
+        """Whether a request sent at `sent` (monotonic) is measured: sent while
+        measuring, not merely answered then (one sent before would carry into the
+        figures whatever delayed it before measuring began)."""
+        return self.measuring and sent >= self.measured_from
 
     def url_for(self, code: str) -> str:
         """Where a table's requests and sockets go: with several servers, always the same
@@ -270,22 +279,30 @@ class Run:
         async with aiohttp.ClientSession(connector=connector, connector_owner=False) as s:
             await self.wait_ready(s)
         pids = self.worker_pids()
+        # The client's stalls before measuring are watched too (seating, warmup): one
+        # delays every request in flight, and those that end after it began count.
+        warm = ClientStalls()
+        warm_watch = asyncio.create_task(warm.watch())
         seat_tasks = [
             asyncio.create_task(self.seat(t, connector, args.ramp * i / max(1, args.tables)))
             for i, t in enumerate(tables)
         ]
         await asyncio.gather(*seat_tasks)
-        # Measure once everyone is seated and playing.
-        await asyncio.sleep(args.warmup)
         # The client's own pauses would count as the server's latency: what it made while
-        # seating is frozen and its collector is off while measuring (with it on, the
-        # client's collections of 50-126 ms showed as the server's worst 5 s windows);
-        # its stalls are watched and reported beside the figures.
+        # seating is frozen and its collector is off from here on (with it on, its
+        # collections of 50-126 ms showed as the server's worst 5 s windows, and a full
+        # one, 0.4-1 s by the end of seating at 1,000 tables, just before measuring began
+        # as a 1 s "stall" of the first window); its stalls are watched and reported.
         gc.freeze()
         gc.disable()
+        # Measure once everyone is seated and playing: only moves sent from then on.
+        await asyncio.sleep(args.warmup)
+        warm_watch.cancel()
+        warm.stop()
         stalls = ClientStalls()
         watch = asyncio.create_task(stalls.watch())
         cpu0, t0, tcp0 = cpu_seconds(pids), time.monotonic(), tcp_counters()
+        self.measured_from = t0
         self.measuring = True
         rss_peak = 0
         end = t0 + args.seconds
@@ -330,6 +347,11 @@ class Run:
                 if st.slowest_push
                 else None
             ),
+            "started_at": wall(self.started),
+            "measured_from": wall(t0),
+            "slowest_moves": [
+                [round(spent * 1000), wall(sent), code] for spent, sent, code in st.slow_posts[::-1]
+            ],
             "other_ms": percentiles(st.other),
             "stale_answers": st.stale,
             "errors": st.errors,
@@ -339,6 +361,7 @@ class Run:
             "server_loop_held": self.held_loops(),
             "client_stalls_ms": stalls.lags,
             "client_gc_pauses_ms": stalls.collections,
+            "client_stalls_before": [[kind, ms, wall(at)] for at, kind, ms in warm.events],
             "server_cpu_share": round(cpu / elapsed, 2),
             "tcp_while_measuring": tcp,
             "workers": len(pids),
@@ -361,6 +384,7 @@ class ClientStalls:
     def __init__(self):
         self.lags: list[int] = []
         self.collections: list[int] = []
+        self.events: list[tuple[float, str, int]] = []  # (ended, monotonic; kind; ms)
         self._started = 0.0
         gc.callbacks.append(self._collection)
 
@@ -369,6 +393,7 @@ class ClientStalls:
             self._started = time.perf_counter()
         elif time.perf_counter() - self._started > self.OVER:
             self.collections.append(round((time.perf_counter() - self._started) * 1000))
+            self.events.append((time.monotonic(), "gc", self.collections[-1]))
 
     async def watch(self, every: float = 0.02) -> None:
         while True:
@@ -377,9 +402,16 @@ class ClientStalls:
             late = time.perf_counter() - asked - every
             if late > self.OVER:
                 self.lags.append(round(late * 1000))
+                self.events.append((time.monotonic(), "late", self.lags[-1]))
 
     def stop(self) -> None:
         gc.callbacks.remove(self._collection)
+
+
+def wall(monotonic: float) -> str:
+    """A time.monotonic() reading on the wall clock (UTC, to the millisecond)."""
+    at = time.time() - time.monotonic() + monotonic
+    return time.strftime("%H:%M:%S", time.gmtime(at)) + f".{int(at % 1 * 1000):03d}"
 
 
 def windows(times: list[float], values: list[float], width: float) -> dict:
@@ -480,6 +512,12 @@ def show(r: dict) -> None:
             f"slowest push           {slowest['ms']:.0f} ms: table {slowest['table']} "
             f"version {slowest['version']}, to {slowest['person']}"
         )
+    slow = r.get("slowest_moves") or []
+    if slow and slow[0][0] > 200:
+        print(
+            f"slowest moves          of the whole run (server started {r['started_at']}, "
+            f"measured from {r['measured_from']}): [ms, sent at (UTC), table] {slow[:10]}"
+        )
     print(line("other requests", r["other_ms"]))
     print(f"errors                 {r['error_count']} {r['errors'] or ''}")
     print(f"stale answers          {r['stale_answers']}")
@@ -500,6 +538,12 @@ def show(r: dict) -> None:
     print(
         f"client stalls          {len(lags)} over 50 ms (longest {max(lags, default=0)} ms); "
         f"its GC {len(collections)} over 50 ms (longest {max(collections, default=0)} ms)"
+    )
+    before = r.get("client_stalls_before") or []
+    longest = sorted(before, key=lambda e: -e[1])[:6]
+    print(
+        f"client before measuring {len(before)} stalls over 50 ms; the longest "
+        f"[kind, ms, ended at (UTC)] {longest}"
     )
     print(f"sockets open at end    {r['open_sockets_at_end']}")
     tcp = r.get("tcp_while_measuring") or {}

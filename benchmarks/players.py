@@ -30,6 +30,7 @@ class Stats:
     push: list[float] = field(default_factory=list)
     push_at: list[float] = field(default_factory=list)  # when each push sample arrived
     slowest_push: tuple = ()  # (seconds, table code, version, person): the max explained
+    slow_posts: list = field(default_factory=list)  # the run's slowest moves: (s, sent, code)
     other: list[float] = field(default_factory=list)
     moves: int = 0
     stale: int = 0
@@ -42,6 +43,14 @@ class Stats:
         self.push_at.append(when)
         if not self.slowest_push or delay > self.slowest_push[0]:
             self.slowest_push = (delay, code, version, person.name)
+
+    def slow_post(self, spent: float, sent: float, code: str, keep: int = 20) -> None:
+        """Keep the `keep` slowest moves, with when each was sent (time.monotonic())
+        and its table: where a burst of slow ones came from."""
+        if len(self.slow_posts) < keep or spent > self.slow_posts[0][0]:
+            self.slow_posts.append((spent, sent, code))
+            self.slow_posts.sort()
+            del self.slow_posts[:-keep]
 
     def error(self, kind: str, detail: str = "") -> None:
         self.errors[kind] = self.errors.get(kind, 0) + 1
@@ -63,7 +72,7 @@ class Table:
     def arrived(self, version: int, person, when: float, run) -> None:
         mover = self.accepted.get(version)
         if mover is not None:
-            if mover[0] is not person and run.measuring:
+            if mover[0] is not person and run.counts(mover[1]):
                 run.stats.pushed(when - mover[1], when, self.code, version, person)
             return
         self.arrivals.setdefault(version, {})[person] = when
@@ -73,7 +82,7 @@ class Table:
     def moved(self, version: int, mover, sent: float, run) -> None:
         self.accepted[version] = (mover, sent)
         for person, when in self.arrivals.pop(version, {}).items():
-            if person is not mover and run.measuring:
+            if person is not mover and run.counts(sent):
                 run.stats.pushed(when - sent, when, self.code, version, person)
         for old in [v for v in self.accepted if v < version - 100]:
             del self.accepted[old]
@@ -229,7 +238,7 @@ class Person:
                 if not self.gone:  # else cut by this client closing its sessions
                     stats.error("GET mode", repr(exc))
                 return
-            if run.measuring:
+            if run.counts(start):
                 stats.other.append(time.monotonic() - start)
             self.take(html)
             return
@@ -255,11 +264,12 @@ class Person:
         elif STALE in text:
             stats.stale += 1
         elif path.endswith("/move"):
-            if run.measuring:
+            stats.slow_post(spent, start, self.table.code)  # the whole run's
+            if run.counts(start):
                 stats.moves += 1
                 stats.post.append(spent)
             self.table.moved(version + 1, self, start, run)
-        elif run.measuring:
+        elif run.counts(start):
             stats.other.append(spent)
         self.take(text)
 
