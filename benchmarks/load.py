@@ -290,9 +290,10 @@ class Run:
         await asyncio.gather(*seat_tasks)
         # The client's own pauses would count as the server's latency: what it made while
         # seating is frozen and its collector is off from here on (with it on, its
-        # collections of 50-126 ms showed as the server's worst 5 s windows, and a full
-        # one, 0.4-1 s by the end of seating at 1,000 tables, just before measuring began
-        # as a 1 s "stall" of the first window); its stalls are watched and reported.
+        # collections of 50-126 ms showed as the server's worst 5 s windows; its full ones
+        # reach 0.4-0.7 s by the end of seating at 1,000 tables, and one just before
+        # measuring would show as the 1 s stall of the first window two runs had); its
+        # stalls are watched and reported.
         gc.freeze()
         gc.disable()
         # Measure once everyone is seated and playing: only moves sent from then on.
@@ -375,9 +376,10 @@ class Run:
 
 
 class ClientStalls:
-    """The load client's own stalls over 50 ms while measuring: its event loop late
-    (any cause) and its garbage collections, each in ms. Latencies measured across a
-    stall include it, though the server did nothing slow."""
+    """The load client's own stalls over 50 ms while it is watched (measuring, or
+    before): its event loop late (any cause) and its garbage collections, each in ms
+    and, in `events`, with when each ended. Latencies measured across a stall include
+    it, though the server did nothing slow."""
 
     OVER = 0.05
 
