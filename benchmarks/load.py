@@ -12,16 +12,19 @@ the setup reveals, draw then keep or discard-and-turn-over, sometimes take the d
 distributed time of mean --think seconds (--think 0: as fast as possible). Requests are
 sent as htmx sends them (HX-Request, X-CSRF-Token, the form's fields).
 
-Printed at the end (or JSON with --json): accepted moves per second; move POST latency
-(sent -> answer read) and push latency (a move's POST sent -> each other player at the
-table has a pushed #table with that move's version or newer), p50/p95/p99/max; errors
+Printed at the end (or JSON with --json), of the moves sent while measuring: accepted
+moves per second; move POST latency (sent -> answer read) and push latency (a move's
+POST sent -> each other player at the table has a pushed #table with that move's version
+or newer), p50/p95/p99/max, and the worst 5 s window; errors
 (HTTP answers other than 2xx/3xx and the expected "the table changed" answer, failed
 requests, dropped sockets, tables that could not be seated; when the run ends, requests
 in flight are let finish before the sessions close, so none is cut off by the client
 itself); the server's RSS (VmRSS and
 VmHWM) and its CPU per accepted move (every request a browser makes counted); the
 machine's load average before and after (the machine may be shared: figures are only
-comparable at similar load).
+comparable at similar load). To explain a latency burst: the workers' collections over
+50 ms and held loops over 200 ms (from their logs), the machine's TCP counters while
+measuring, the run's slowest moves and the client's own stalls, with their times.
 
 Usage (from the repository root, with `pip install -e '.[bench]'`):
 
