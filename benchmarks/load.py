@@ -180,22 +180,8 @@ class Run:
         if self.tmp and not self.args.keep:
             shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def gc_pauses(self) -> list[list[int]]:
-        """[generation, ms held, ms of CPU] of each garbage collection that held a
-        server worker longer than 50 ms in the whole run (its log: app.serving.PauseLog),
-        when this run started the servers."""
-        return [
-            [int(g), int(ms), int(cpu)]
-            for text in self.server_logs()
-            for g, ms, cpu in GC_PAUSE.findall(text)
-        ]
-
-    def held_loops(self) -> list[list]:
-        """[ms late, UTC time] of each time a server worker's loop was held longer than
-        app.serving.LATE in the whole run (a timer firing late, its log)."""
-        return [[int(ms), at] for text in self.server_logs() for ms, at in HELD.findall(text)]
-
     def server_logs(self) -> list[str]:
+        """What the servers this run started have logged so far."""
         texts = []
         for i, log in enumerate(self.logs):
             log.flush()
@@ -328,6 +314,7 @@ class Run:
         await asyncio.gather(*(p.close() for t in tables for p in t.people))
         await connector.close()
         st = self.stats
+        logs = self.server_logs()
         return {
             "tables": args.tables,
             "players": args.players,
@@ -354,17 +341,18 @@ class Run:
             "started_at": wall(self.started),
             "measured_from": wall(t0),
             "slowest_moves": [
-                [round(spent * 1000), wall(sent), code] for spent, sent, code in st.slow_posts[::-1]
+                [round(spent * 1000), wall(sent), code]
+                for spent, sent, code in sorted(st.slow_posts, reverse=True)
             ],
             "other_ms": percentiles(st.other),
             "stale_answers": st.stale,
             "errors": st.errors,
             "error_count": sum(st.errors.values()),
             "server_cpu_ms_per_move": round(cpu * 1000 / st.moves, 2) if st.moves else None,
-            "server_gc_pauses_ms": self.gc_pauses(),
-            "server_loop_held": self.held_loops(),
-            "client_stalls_ms": stalls.lags,
-            "client_gc_pauses_ms": stalls.collections,
+            "server_gc_pauses_ms": gc_pauses(logs),
+            "server_loop_held": held_loops(logs),
+            "client_stalls_ms": stalls.of("late"),
+            "client_gc_pauses_ms": stalls.of("gc"),
             "client_stalls_before": [[kind, ms, wall(at)] for at, kind, ms in warm.events],
             "server_cpu_share": round(cpu / elapsed, 2),
             "tcp_while_measuring": tcp,
@@ -378,36 +366,50 @@ class Run:
         }
 
 
+def gc_pauses(logs: list[str]) -> list[list[int]]:
+    """[generation, ms held, ms of CPU] of each garbage collection that held a server
+    worker longer than 50 ms (its log: app.serving.PauseLog)."""
+    return [[int(g), int(ms), int(cpu)] for text in logs for g, ms, cpu in GC_PAUSE.findall(text)]
+
+
+def held_loops(logs: list[str]) -> list[list]:
+    """[ms late, UTC time] of each time a server worker's loop was held longer than
+    app.serving.LATE (a timer firing late, its log)."""
+    return [[int(ms), at] for text in logs for ms, at in HELD.findall(text)]
+
+
 class ClientStalls:
     """The load client's own stalls over 50 ms while it is watched (measuring, or
-    before): its event loop late (any cause) and its garbage collections, each in ms
-    and, in `events`, with when each ended. Latencies measured across a stall include
-    it, though the server did nothing slow."""
+    before): its event loop late (any cause) and its garbage collections, each with
+    when it ended (time.monotonic()). Latencies measured across a stall include it,
+    though the server did nothing slow."""
 
     OVER = 0.05
 
     def __init__(self):
-        self.lags: list[int] = []
-        self.collections: list[int] = []
-        self.events: list[tuple[float, str, int]] = []  # (ended, monotonic; kind; ms)
+        self.events: list[tuple[float, str, int]] = []  # (ended, kind, ms)
         self._started = 0.0
         gc.callbacks.append(self._collection)
 
     def _collection(self, phase: str, info: dict) -> None:
         if phase == "start":
-            self._started = time.perf_counter()
-        elif time.perf_counter() - self._started > self.OVER:
-            self.collections.append(round((time.perf_counter() - self._started) * 1000))
-            self.events.append((time.monotonic(), "gc", self.collections[-1]))
+            self._started = time.monotonic()
+        else:
+            self._stalled("gc", time.monotonic() - self._started)
+
+    def _stalled(self, kind: str, seconds: float) -> None:
+        if seconds > self.OVER:
+            self.events.append((time.monotonic(), kind, round(seconds * 1000)))
+
+    def of(self, kind: str) -> list[int]:
+        """The ms of each stall of `kind` ("late" or "gc")."""
+        return [ms for _, k, ms in self.events if k == kind]
 
     async def watch(self, every: float = 0.02) -> None:
         while True:
-            asked = time.perf_counter()
+            asked = time.monotonic()
             await asyncio.sleep(every)
-            late = time.perf_counter() - asked - every
-            if late > self.OVER:
-                self.lags.append(round(late * 1000))
-                self.events.append((time.monotonic(), "late", self.lags[-1]))
+            self._stalled("late", time.monotonic() - asked - every)
 
     def stop(self) -> None:
         gc.callbacks.remove(self._collection)
@@ -428,15 +430,13 @@ def windows(times: list[float], values: list[float], width: float) -> dict:
     p99s = sorted((percentiles(b)["p99"], key) for key, b in buckets.items() if len(b) >= 20)
     if not p99s:
         return {"n": 0}
-    # When the worst window began, on the wall clock (UTC): to find it in the servers'
-    # and PostgreSQL's logs.
-    worst = time.time() - time.monotonic() + p99s[-1][1] * width
     return {
         "n": len(p99s),
         "min": p99s[0][0],
         "median": p99s[len(p99s) // 2][0],
         "max": p99s[-1][0],
-        "max_at": time.strftime("%H:%M:%S", time.gmtime(worst)),
+        # when the worst began (UTC): to find it in the servers' and PostgreSQL's logs
+        "max_at": wall(p99s[-1][1] * width),
     }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
 import re
 import sys
 import time
@@ -30,7 +31,7 @@ class Stats:
     push: list[float] = field(default_factory=list)
     push_at: list[float] = field(default_factory=list)  # when each push sample arrived
     slowest_push: tuple = ()  # (seconds, table code, version, person): the max explained
-    slow_posts: list = field(default_factory=list)  # the run's slowest moves: (s, sent, code)
+    slow_posts: list = field(default_factory=list)  # a heap of the run's slowest moves
     other: list[float] = field(default_factory=list)
     moves: int = 0
     stale: int = 0
@@ -47,10 +48,10 @@ class Stats:
     def slow_post(self, spent: float, sent: float, code: str, keep: int = 20) -> None:
         """Keep the `keep` slowest moves, with when each was sent (time.monotonic())
         and its table: where a burst of slow ones came from."""
-        if len(self.slow_posts) < keep or spent > self.slow_posts[0][0]:
-            self.slow_posts.append((spent, sent, code))
-            self.slow_posts.sort()
-            del self.slow_posts[:-keep]
+        if len(self.slow_posts) < keep:
+            heapq.heappush(self.slow_posts, (spent, sent, code))
+        elif spent > self.slow_posts[0][0]:
+            heapq.heapreplace(self.slow_posts, (spent, sent, code))
 
     def error(self, kind: str, detail: str = "") -> None:
         self.errors[kind] = self.errors.get(kind, 0) + 1
