@@ -25,7 +25,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.engine import RuleSet  # noqa: E402
-from app.engine.state import GONE  # noqa: E402
 from app.sim import play_game  # noqa: E402
 from benchmarks.expert_screen import apply_settings  # noqa: E402
 
@@ -42,9 +41,8 @@ class Seats:
         self.margins: dict[bool, list[float]] = {True: [], False: []}
 
     def add(self, game) -> None:
-        best = min(game.totals.values())
-        for p, total in game.totals.items():
-            self.wins[p] += total == best
+        for entry in game.ranking():
+            self.wins[entry["player"]] += entry["rank"] == 1
         for rnd in game.rounds:
             if rnd.result is None:
                 continue
@@ -52,13 +50,11 @@ class Seats:
             for p, score in scores.items():
                 self.scores[p].append(score)
                 grid = rnd.grids[p]
-                # After scoring every card is face up: a gone card was cleared.
-                self.cleared[p].append(
-                    sum(v for v, s in zip(grid.values, grid.state, strict=True) if s == GONE)
-                )
+                # After scoring every card is face up: what no longer counts was cleared.
+                self.cleared[p].append(sum(grid.values) - grid.score())
             if ender is not None:
                 self.ended[ender] += 1
-                self.penalised[ender] += scores[ender] != rnd.result["raw"][ender]
+                self.penalised[ender] += game.penalised(rnd)
             others = [s for p, s in scores.items() if p != "p1"]
             self.margins[ender == "p1"].append(scores["p1"] - statistics.mean(others))
 
