@@ -5,7 +5,10 @@ order or another player's drawn card). Its mind is the strong bot's expected-val
 with four constants tuned for it (EXPERT: it turns cards sooner, ends rounds only when
 clearly lowest and does not keep cards off the discard pile for the next player's sake),
 plus, on its last turn after another player ended the round, the chance to have the
-ender penalised (the ender's cards are all face up, so their score is known).
+ender penalised (the ender's cards are all face up, so their score is known). Before its
+last turn, a move's change of my expected score is weighed (EXPERT["fitted"]) with the
+change of my grid's worth by a table fitted on its own games (columns.py: a high card is
+likely to be replaced, a pair may clear), which the hand-made values do not know.
 
 Once someone has at most LOOK["near"] face-down cards (or the round was ended), it looks
 ahead: a few options (the strong mind's move, its best cells for the card, drawing,
@@ -27,6 +30,7 @@ from __future__ import annotations
 import math
 import random
 
+from . import columns
 from .actions import Action
 from .bots import (
     HIDDEN,
@@ -65,6 +69,7 @@ EXPERT = {
     "opp_turn": 4.0,
     "block": 0.0,
     "last": 1.0,  # weight of the ender's penalty I can cause on my last turn
+    "fitted": 0.3,  # weight of the fitted worth of my grid (columns.py) against the hand-made
 }
 
 
@@ -72,6 +77,7 @@ class _Expert(_Strong):
     def __init__(self, view: dict, rng: random.Random):
         self.me = view["me"]
         self.ender_score = None  # set before the strong bot's reading values flips
+        self.worth = columns.worth_for(view, EXPERT["fitted"])  # None: hand-made alone
         super().__init__(view, rng, EXPERT)
         ender = view["round"]["ender"]
         if ender is not None and ender != self.me and ender in self.grids:
@@ -102,6 +108,8 @@ class _Expert(_Strong):
 
     def keep_value(self, i: int, x: int) -> float:
         value = super().keep_value(i, x)
+        if self.worth is not None and self.ends(i):
+            return value + self._to_worth()
         if self.ender_score is None:
             return value
         hidden = len(self.hidden) - (self.cells[i] == HIDDEN)
@@ -109,9 +117,40 @@ class _Expert(_Strong):
 
     def flip(self, i: int) -> float:
         value = super().flip(i)
+        if self.worth is not None:
+            cells, worth = self.cells, self.worth
+            turned = sum(p * worth(_with(cells, i, v)) for v, p in self.know.probs.items())
+            return self._weigh(value, turned - worth(cells))
         if self.ender_score is None:
             return value
         return value + self.ender_penalty(self.current + value, len(self.hidden))
+
+    # -- the fitted worth of my grid (columns.py), weighed against the hand-made values
+    def place(self, i: int, x: int) -> float:
+        value = super().place(i, x)
+        if self.worth is None:
+            return value
+        cells, worth = self.cells, self.worth
+        return self._weigh(value, worth(_with(cells, i, x)) - worth(cells))
+
+    def _weigh(self, hand: float, fitted: float) -> float:
+        w = self.p["fitted"]
+        return w * fitted + (1.0 - w) * hand
+
+    def _to_worth(self) -> float:
+        """An ending move is valued against my expected score as it stands: with the
+        fitted worth, that is partly the grid's worth, not the plain sum."""
+        return self.p["fitted"] * (self.current - self.worth(self.cells))
+
+    def _best_flip(self) -> tuple[float, int] | None:
+        best = super()._best_flip()
+        if best is not None and self.worth is not None and self.ends(best[1]):
+            return best[0] + self._to_worth(), best[1]
+        return best
+
+
+def _with(cells: tuple, i: int, x: int) -> tuple:
+    return (*cells[:i], x, *cells[i + 1 :])
 
 
 LOOK = {
