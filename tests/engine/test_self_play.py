@@ -1,0 +1,62 @@
+"""Fitting the column values by self-play (benchmarks/self_play.py)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from app.engine import columns, expert
+from app.engine.bots import BOTS
+from app.engine.rounds import Rounds
+from benchmarks import self_play
+
+H = columns.HIDDEN
+
+
+def test_card_worths_recover_an_additive_truth():
+    rng = random.Random(5)
+    truth = [rng.uniform(-2, 12) for _ in columns.SYMBOLS]
+    states = columns.column_states()
+    samples = []
+    for c in rng.sample(states, 200):
+        mean = sum(truth[columns.SYMBOLS.index(v)] for v in c)
+        samples.append((c, rng.randint(1, 50), mean))
+    worths = self_play._card_worths(samples)
+    assert worths == pytest.approx(truth, abs=1e-6)
+
+
+def test_a_cell_seen_often_is_its_mean_and_one_never_seen_its_columns_stage_mean():
+    sums = {
+        f"-100,-100,12|3|{x}": [n, n * score]
+        for x, n, score in ((0, 10_000, 9.0), (1, 10_000, 11.0))
+    }
+    table = self_play.fit([sums])
+    assert table[((H, H, 12), 3, 0)] == pytest.approx(9.0, abs=0.05)
+    assert table[((H, H, 12), 3, 1)] == pytest.approx(11.0, abs=0.05)
+    # Never seen in context 2: the column's mean at its stage, whatever the context.
+    assert table[((H, H, 12), 3, 2)] == pytest.approx(10.0, abs=0.05)
+
+
+def test_collected_games_pair_each_column_with_its_final_score():
+    scoring, mind, look = Rounds.score_round, dict(expert.EXPERT), dict(expert.LOOK)
+    sums = self_play.collect("t", 2, "greedy", None)
+    samples = sum(n for n, _ in sums.values())
+    assert samples > 100
+    for key, (n, total) in sums.items():
+        cells, stage, context = key.split("|")
+        state = tuple(sorted(int(v) for v in cells.split(",")))
+        assert state in columns.column_states()
+        assert int(stage) in columns.STAGES and int(context) in columns.CONTEXTS
+        assert -6 * n <= total <= 36 * n
+    # Every setting put back.
+    assert "recorded" not in BOTS
+    assert Rounds.score_round is scoring
+    assert mind == expert.EXPERT and look == expert.LOOK
+
+
+def test_the_next_iteration_plays_by_the_fitted_table():
+    first = self_play.collect("t", 2, "greedy", None)
+    table = self_play.fit([first])
+    again = self_play.collect("t", 2, "greedy", table)
+    assert again != first  # the same games, other moves
