@@ -17,9 +17,14 @@ Each cell of the table is the mean of its samples, shrunk towards the same colum
 same stage whatever the rest of the grid holds, which is shrunk in turn towards a
 least-squares fit that adds a worth per card (face down or by value) for each stage: a
 column seen rarely is worth about what its cards are. Two processes play each
-iteration's games (seeds `--seed`a<k>-<i> and `--seed`b<k>-<i>). The shipped table was
-made by this script with its defaults (about 16 minutes on two cores); how the expert
-plays with it: docs/figures.md ("Engine and bots").
+iteration's games (seeds `--seed`a<k>-<i> and `--seed`b<k>-<i>); with the defaults it
+takes about 19 minutes on two cores. The shipped table was made by these steps, with
+the same seeds, in the session's scratch scripts, which solved the least squares with
+numpy: a rerun of this script agrees on the first iteration's games but not after it
+(the fits differ in the 11th digit, which turns a few near-tied choices, and the games
+then part), so its table is of the same kind, not the same numbers: 0.18 points apart
+on average weighed by samples, and as strong (400 paired games against three greedy,
+look-ahead off: -0.32 points a game, z -0.23). docs/figures.md ("Engine and bots").
 """
 
 from __future__ import annotations
