@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.engine import RuleSet, columns, expert  # noqa: E402
 from app.engine.bots import BOTS  # noqa: E402
-from app.engine.reading import CLEARED, HIDDEN, _flat, moves  # noqa: E402
+from app.engine.reading import CLEARED, HIDDEN, _flat, _opponents, moves  # noqa: E402
 from app.engine.rounds import Rounds  # noqa: E402
 from app.engine.state import DOWN, GONE  # noqa: E402
 from app.sim import play_game  # noqa: E402
@@ -58,8 +58,7 @@ def recording(seen: list, before_scoring: dict):
         if moves(view).stage == "take":
             rnd = view["round"]
             grids = {p: _flat(g) for p, g in rnd["grids"].items()}
-            opponents = [p for p in rnd["seating"] if p != view["me"]]
-            stage = columns.stage(grids, opponents, rnd["ender"] is not None)
+            stage = columns.stage(grids, _opponents(view), rnd["ender"] is not None)
             seen.append((rnd["number"], grids[view["me"]], stage))
         return inner(view, rng)
 
@@ -120,7 +119,7 @@ def add_game(sums: Sums, game, seen: list, before_scoring: dict) -> None:
             if any(cells[j] == CLEARED for j in index):
                 continue
             score = sum(final.values[j] for j in index if final.state[j] != GONE)
-            key = ",".join(map(str, sorted(cells[j] for j in index)))
+            key = _key(sorted(cells[j] for j in index))
             entry = sums[f"{key}|{stage}|{columns.context(cells, c, cols)}"]
             entry[0] += 1
             entry[1] += score
@@ -140,7 +139,7 @@ def fit(all_sums: list[Sums], shrink_stage: float = 30.0, shrink_context: float 
     states = columns.column_states()
     for stage in columns.STAGES:
         seen = [(c, by_stage.get(f"{_key(c)}|{stage}")) for c in states]
-        worth = _card_worths([(c, n, total / n) for c, (n, total) in _present(seen)])
+        worth = _card_worths([(c, n, total / n) for c, (n, total) in filter(_seen, seen)])
         for c in states:
             n, total = by_stage.get(f"{_key(c)}|{stage}", (0, 0.0))
             prior = sum(worth[columns.SYMBOLS.index(v)] for v in c)
@@ -157,8 +156,8 @@ def _key(c) -> str:
     return ",".join(map(str, c))
 
 
-def _present(seen):
-    return [(c, found) for c, found in seen if found]
+def _seen(entry) -> bool:
+    return entry[1] is not None
 
 
 def _card_worths(samples: list[tuple[tuple, int, float]]) -> list[float]:

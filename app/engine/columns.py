@@ -91,12 +91,13 @@ def fits(rules: dict) -> bool:
 def stage(grids: dict, opponents: list[str], ended: bool) -> int:
     if ended:
         return -1
-    return min(6, min(grids[p].count(HIDDEN) for p in opponents))
+    return min(STAGES[-1], min(grids[p].count(HIDDEN) for p in opponents))
 
 
 def context(cells, column: int, cols: int) -> int:
     """High cards outside `column` (three or more count as three)."""
-    return min(3, sum(1 for j, v in enumerate(cells) if j % cols != column and v >= HIGH))
+    high = sum(1 for j, v in enumerate(cells) if j % cols != column and v >= HIGH)
+    return min(CONTEXTS[-1], high)
 
 
 class GridWorth:
@@ -123,10 +124,11 @@ class GridWorth:
                 continue
             if column[0] == column[1] == column[2] and column[0] > HIDDEN:
                 continue  # cleared by this move
-            live.append((sorted(column), sum(1 for v in column if v >= HIGH)))
+            live.append((tuple(sorted(column)), sum(1 for v in column if v >= HIGH)))
         high = sum(h for _, h in live)
         table, stage = self.table, self.stage
-        return sum(table[(tuple(c), stage, min(3, high - h))] for c, h in live)
+        top = CONTEXTS[-1]
+        return sum(table[(c, stage, min(top, high - h))] for c, h in live)
 
 
 def worth_for(view: dict, weight: float) -> GridWorth | None:
