@@ -155,6 +155,13 @@ def _parser() -> _Parser:
     )
     p.add_argument("--games", type=int, default=100, help="games to play (default 100)")
     p.add_argument("--seed", default="1", help="seed of the whole run (default 1)")
+    p.add_argument(
+        "--first",
+        type=int,
+        default=0,
+        help="index of the first game (split a run: --first 1000 --games 1000 plays the "
+        "second half of --games 2000's games)",
+    )
     p.add_argument("--rows", type=int, default=d.rows, help="grid rows, 2-3")
     p.add_argument("--cols", type=int, default=d.cols, help="grid columns, 2-4")
     p.add_argument(
@@ -226,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.fail("--games", "must be at least 1")
     if args.max_turns < 1:
         parser.fail("--max-turns", "must be at least 1")
+    if args.first < 0:
+        parser.fail("--first", "must be 0 or more")
     if not re.fullmatch(r"[A-Za-z0-9_.-]{1,40}", args.seed):
         parser.fail("--seed", "use up to 40 letters, digits, '.', '_' or '-'")
     if args.out is not None:
@@ -236,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
 
     stats = Stats(bots)
     started = last_report = time.perf_counter()
-    for i in range(args.games):
+    for i in range(args.first, args.first + args.games):
         game_id = f"sim-{args.seed}-{i}"
         game = play_game(rules, bots, f"{args.seed}-{i}", game_id, args.max_turns)
         stats.add(game)
@@ -244,11 +253,12 @@ def main(argv: list[str] | None = None) -> int:
             path = args.out / f"{game_id}.json"
             path.write_text(json.dumps(to_record(game), separators=(",", ":")))
         now = time.perf_counter()
-        if not args.quiet and now - last_report >= PROGRESS_SECONDS and i + 1 < args.games:
+        done = i + 1 - args.first
+        if not args.quiet and now - last_report >= PROGRESS_SECONDS and done < args.games:
             last_report = now
-            rate = (i + 1) / (now - started)
+            rate = done / (now - started)
             print(
-                f"  {i + 1}/{args.games} games ({rate:.0f} games/s)",
+                f"  {done}/{args.games} games ({rate:.0f} games/s)",
                 file=sys.stderr,
                 flush=True,
             )

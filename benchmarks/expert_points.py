@@ -19,28 +19,40 @@ import argparse
 import math
 import sys
 import time
+from contextlib import nullcontext
+from functools import cache
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.engine import RuleSet, expert  # noqa: E402
+from app.engine import RuleSet, columns, expert  # noqa: E402
 from app.sim import play_game  # noqa: E402
 from benchmarks.expert_screen import apply_settings  # noqa: E402
 
 
 def play(bots: list[str], seed: str, i: int, settings: str) -> tuple[int, float]:
     """(1 if p1 won game `i` else 0, p1's total less its opponents' mean) with the
-    constants `settings`; the shipped constants are back afterwards."""
+    constants `settings` (`table=FILE`: column values from FILE instead of the shipped
+    ones, e.g. a table benchmarks/self_play.py wrote); the shipped ones are back after."""
     shipped = dict(expert.EXPERT), dict(expert.LOOK)
-    apply_settings([s for s in settings.split(",") if s])
+    names = [s for s in settings.split(",") if s and not s.startswith("table=")]
+    files = [s.removeprefix("table=") for s in settings.split(",") if s.startswith("table=")]
+    apply_settings(names)
+    values = _table(files[-1]) if files else None
     try:
-        game = play_game(RuleSet(), bots, f"{seed}-{i}", f"screen-{seed}-{i}")
+        with columns.using(values) if values else nullcontext():
+            game = play_game(RuleSet(), bots, f"{seed}-{i}", f"screen-{seed}-{i}")
     finally:
         expert.EXPERT.update(shipped[0])
         expert.LOOK.update(shipped[1])
     won = int(any(e["rank"] == 1 and e["player"] == "p1" for e in game.ranking()))
     others = [t for p, t in game.totals.items() if p != "p1"]
     return won, game.totals["p1"] - sum(others) / len(others)
+
+
+@cache
+def _table(path: str) -> dict:
+    return columns.from_json(Path(path).read_text())
 
 
 def compare(base: list[tuple[int, float]], variant: list[tuple[int, float]]) -> str:

@@ -85,6 +85,20 @@ def test_same_arguments_same_results(capsys, tmp_path):
     assert without_speed(out3) != without_speed(out1)
 
 
+def test_first_splits_a_run_into_the_same_games(capsys, tmp_path):
+    args = ["--bots", "strong,greedy,random", "--seed", "split"]
+    run(capsys, *args, "--games", "3", "--out", str(tmp_path / "whole"))
+    run(capsys, *args, "--games", "2", "--out", str(tmp_path / "head"))
+    code, out, _ = run(
+        capsys, *args, "--first", "2", "--games", "1", "--out", str(tmp_path / "tail")
+    )
+    assert code == 0 and "1 games" in out
+    halves = sorted((tmp_path / "head").iterdir()) + sorted((tmp_path / "tail").iterdir())
+    assert [f.name for f in halves] == [f"sim-split-{i}.json" for i in range(3)]
+    for half in halves:
+        assert half.read_bytes() == (tmp_path / "whole" / half.name).read_bytes()
+
+
 def test_one_bot_name_fills_every_seat(capsys):
     code, out, _ = run(capsys, "--players", "5", "--bots", "random", "--games", "2")
     assert code == 0
@@ -116,6 +130,7 @@ def test_seats_follow_the_bot_list_without_players(capsys):
         (["--players", "3", "--bots", "greedy,random"], "--bots"),
         (["--games", "0"], "--games"),
         (["--max-turns", "0"], "--max-turns"),
+        (["--first", "-1"], "--first"),
         (["--players", "two"], "--players"),
         (["--seed", "a/b"], "--seed"),
     ],

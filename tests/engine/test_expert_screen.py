@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.engine import expert
+from app.engine import columns, expert
+from benchmarks.expert_points import play
 from benchmarks.expert_screen import apply_settings, outcomes, paired, screen, screen_pairs
 
 
@@ -53,3 +54,15 @@ def test_pairs_play_both_experts_on_each_game_and_resume(tmp_path):
     # Unchanged settings play the same games alike (the same seeds).
     screen_pairs(["expert", "greedy"], "t", range(4, 6), base, out, [])
     assert outcomes(out)[5] == outcomes(base)[5]
+
+
+def test_a_points_screen_plays_a_table_from_a_file_and_puts_the_shipped_one_back(tmp_path):
+    bots = ["expert", "greedy"]
+    shipped = play(bots, "t", 0, "")
+    same = tmp_path / "same.json"
+    same.write_text(columns.to_json(columns.shipped()))
+    assert play(bots, "t", 0, f"table={same}") == shipped
+    flat = tmp_path / "flat.json"  # every column worth 0: the grid's worth never changes
+    flat.write_text(columns.to_json(dict.fromkeys(columns.shipped(), 0.0)))
+    assert play(bots, "t", 0, f"table={flat},on=0") != play(bots, "t", 0, "on=0")
+    assert columns.table() is columns.shipped()
