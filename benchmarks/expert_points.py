@@ -35,12 +35,11 @@ def play(bots: list[str], seed: str, i: int, settings: str) -> tuple[int, float]
     constants `settings` (`table=FILE`: column values from FILE instead of the shipped
     ones, e.g. a table benchmarks/self_play.py wrote); the shipped ones are back after."""
     shipped = dict(expert.EXPERT), dict(expert.LOOK)
-    names = [s for s in settings.split(",") if s and not s.startswith("table=")]
-    files = [s.removeprefix("table=") for s in settings.split(",") if s.startswith("table=")]
-    apply_settings(names)
-    values = _table(files[-1]) if files else None
+    parts = [s for s in settings.split(",") if s]
+    files = [s.removeprefix("table=") for s in parts if s.startswith("table=")]
+    apply_settings([s for s in parts if not s.startswith("table=")])
     try:
-        with columns.using(values) if values else nullcontext():
+        with columns.using(_table(files[-1])) if files else nullcontext():
             game = play_game(RuleSet(), bots, f"{seed}-{i}", f"screen-{seed}-{i}")
     finally:
         expert.EXPERT.update(shipped[0])

@@ -87,7 +87,7 @@ def test_the_expert_is_offered_like_every_bot():
 
 
 def test_the_expert_beats_greedy():
-    # Over 2,000 two-player games the expert wins 88.0% (docs/figures.md); 60
+    # Over 2,000 two-player games the expert wins 90.4% (docs/figures.md); 60
     # fixed-seed games keep this test short (70% is three standard errors below).
     wins = 0
     for i in range(60):
