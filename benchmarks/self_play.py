@@ -25,6 +25,11 @@ numpy: a rerun of this script agrees on the first iteration's games but not afte
 then part), so its table is of the same kind, not the same numbers: 0.18 points apart
 on average weighed by samples, and as strong (400 paired games against three greedy,
 look-ahead off: -0.32 points a game, z -0.23). docs/figures.md ("Engine and bots").
+
+`--start FILE --as-shipped` refits a table instead: the expert plays as shipped (the
+table weighed in, the look-ahead on) by FILE first, then by each refit, and each cell is
+its games' mean shrunk towards FILE's value (20 samples' weight). `--against
+greedy,strong` takes the opponents' levels in turn, game by game.
 """
 
 from __future__ import annotations
@@ -81,20 +86,28 @@ def recording(seen: list, before_scoring: dict):
         del BOTS["recorded"]
 
 
-def collect(seed: str, games: int, against: str, table: dict | None) -> Sums:
-    """Play `games` games and sum each (column, stage, context)'s final scores."""
+def collect(
+    seed: str, games: int, against: str, table: dict | None, as_shipped: bool = False
+) -> Sums:
+    """Play `games` games and sum each (column, stage, context)'s final scores. The
+    expert plays by `table` alone with its look-ahead off, or, `as_shipped`, as it is
+    shipped (the table weighed in, the look-ahead on). `against` names the opponents'
+    level, or several separated by commas, taken in turn game by game."""
     sums: Sums = defaultdict(lambda: [0, 0.0])
     shipped = dict(expert.EXPERT), dict(expert.LOOK)
-    expert.LOOK["on"] = False
-    expert.EXPERT["fitted"] = 0.0 if table is None else 1.0
+    if not as_shipped:
+        expert.LOOK["on"] = False
+        expert.EXPERT["fitted"] = 0.0 if table is None else 1.0
+    levels = against.split(",")
     seen: list = []
     before_scoring: dict = {}
     try:
-        with recording(seen, before_scoring), columns.using(table or {}):
+        with recording(seen, before_scoring), columns.using(table or columns.shipped()):
             for i in range(games):
                 seen.clear()
                 before_scoring.clear()
-                game = play_game(RuleSet(), ["recorded"] + [against] * 3, f"{seed}-{i}")
+                bots = ["recorded"] + [levels[i % len(levels)]] * 3
+                game = play_game(RuleSet(), bots, f"{seed}-{i}")
                 add_game(sums, game, seen, before_scoring)
     finally:
         expert.EXPERT.update(shipped[0])
@@ -125,9 +138,18 @@ def add_game(sums: Sums, game, seen: list, before_scoring: dict) -> None:
             entry[1] += score
 
 
-def fit(all_sums: list[Sums], shrink_stage: float = 30.0, shrink_context: float = 20.0):
+def fit(
+    all_sums: list[Sums],
+    shrink_stage: float = 30.0,
+    shrink_context: float = 20.0,
+    prior: dict | None = None,
+):
     """The table: each cell's mean, shrunk towards the column's mean at its stage (any
-    context), shrunk towards a worth per card fitted by least squares for the stage."""
+    context), shrunk towards a worth per card fitted by least squares for the stage; or,
+    given a `prior` table, each cell's mean shrunk towards the prior's value (a refit that
+    moves the cells the new games saw often and keeps the others)."""
+    if prior is not None:
+        return _refit(all_sums, prior, shrink_context)
     cells: Sums = defaultdict(lambda: [0, 0.0])
     by_stage: Sums = defaultdict(lambda: [0, 0.0])
     for sums in all_sums:
@@ -149,6 +171,19 @@ def fit(all_sums: list[Sums], shrink_stage: float = 30.0, shrink_context: float 
                 table[(c, stage, context)] = (total3 + shrink_context * mean) / (
                     n3 + shrink_context
                 )
+    return table
+
+
+def _refit(all_sums: list[Sums], prior: dict, shrink: float) -> dict:
+    cells: Sums = defaultdict(lambda: [0, 0.0])
+    for sums in all_sums:
+        for key, (n, total) in sums.items():
+            cells[key][0] += n
+            cells[key][1] += total
+    table = {}
+    for (c, stage, context), value in prior.items():
+        n, total = cells.get(f"{_key(c)}|{stage}|{context}", (0, 0.0))
+        table[(c, stage, context)] = (total + shrink * value) / (n + shrink)
     return table
 
 
@@ -194,20 +229,38 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--against", default="greedy")
     parser.add_argument("--seed", default="C")
     parser.add_argument("--out", type=Path, default=columns.PATH)
+    parser.add_argument(
+        "--start",
+        type=Path,
+        help="refit this table: play by it first, shrink each cell towards it",
+    )
+    parser.add_argument(
+        "--as-shipped",
+        action="store_true",
+        help="play the expert as shipped (table weighed in, look-ahead on)",
+    )
     args = parser.parse_args(argv)
     all_sums: list[Sums] = []
-    table = None
+    prior = None if args.start is None else columns.from_json(args.start.read_text())
+    table = prior
     with ProcessPoolExecutor(2) as pool:
         for k in range(args.iterations):
             runs = [
-                pool.submit(collect, f"{args.seed}{half}{k}", args.games, args.against, table)
+                pool.submit(
+                    collect,
+                    f"{args.seed}{half}{k}",
+                    args.games,
+                    args.against,
+                    table,
+                    args.as_shipped,
+                )
                 for half in "ab"
             ]
             all_sums += [run.result() for run in runs]
-            table = fit(all_sums)
+            table = fit(all_sums, prior=prior)
             samples = sum(n for sums in all_sums for n, _ in sums.values())
-            print(f"iteration {k}: {samples} samples", flush=True)
-    args.out.write_text(columns.to_json(table))
+            args.out.write_text(columns.to_json(table))  # a stopped run keeps its last table
+            print(f"iteration {k}: {samples} samples, table written", flush=True)
 
 
 if __name__ == "__main__":

@@ -60,3 +60,41 @@ def test_the_next_iteration_plays_by_the_fitted_table():
     table = self_play.fit([first])
     again = self_play.collect("t", 2, "greedy", table)
     assert again != first  # the same games, other moves
+
+
+def test_a_refit_moves_the_cells_seen_often_and_keeps_the_others():
+    prior = {key: 5.0 for key in columns.shipped()}
+    sums = {"-100,-100,12|3|0": [10_000, 10_000 * 9.0], "-100,-100,12|3|1": [20, 20 * 15.0]}
+    table = self_play.fit([sums], prior=prior)
+    assert set(table) == set(prior)
+    assert table[((H, H, 12), 3, 0)] == pytest.approx(9.0, abs=0.05)
+    # 20 samples against the prior's weight of 20: halfway.
+    assert table[((H, H, 12), 3, 1)] == pytest.approx(10.0)
+    assert table[((H, H, 12), 3, 2)] == 5.0  # never seen: the prior's value
+
+
+def test_as_shipped_the_expert_keeps_its_look_ahead_and_weight(monkeypatch):
+    mind, look = dict(expert.EXPERT), dict(expert.LOOK)
+    seen, tables = [], []
+    original, play = BOTS["expert"], self_play.play_game
+
+    def watched(view, rng):
+        seen.append((expert.LOOK["on"], expert.EXPERT["fitted"]))
+        tables.append(columns.table())
+        return original(view, rng)
+
+    def played(rules, bots, seed):
+        tables.append(bots)
+        return play(rules, bots, seed)
+
+    monkeypatch.setitem(BOTS, "expert", watched)
+    monkeypatch.setattr(self_play, "play_game", played)
+    sums = self_play.collect("t", 2, "greedy,strong", None, as_shipped=True)
+    assert sums and set(seen) == {(look["on"], mind["fitted"])}
+    assert all(t is columns.shipped() for t in tables if isinstance(t, dict))
+    # The opponents' levels taken in turn, game by game.
+    assert [t for t in tables if isinstance(t, list)] == [
+        ["recorded", "greedy", "greedy", "greedy"],
+        ["recorded", "strong", "strong", "strong"],
+    ]
+    assert mind == expert.EXPERT and look == expert.LOOK
