@@ -3,12 +3,13 @@
 Like every bot it decides from its view alone (never a face-down card, the draw pile's
 order or another player's drawn card). Its mind is the strong bot's expected-value play
 with four constants tuned for it (EXPERT: it turns cards sooner, ends rounds only when
-clearly lowest and does not keep cards off the discard pile for the next player's sake),
-plus, on its last turn after another player ended the round, the chance to have the
-ender penalised (the ender's cards are all face up, so their score is known). Before its
-last turn, a move's change of my expected score is weighed (EXPERT["fitted"]) with the
-change of my grid's worth by a table fitted on its own games (columns.py: a high card is
-likely to be replaced, a pair may clear), which the hand-made values do not know.
+clearly lowest, against strong bots alone as readily as they do, and does not keep cards
+off the discard pile for the next player's sake), plus, on its last turn after another
+player ended the round, the chance to have the ender penalised (the ender's cards are all
+face up, so their score is known). Before its last turn, a move's change of my expected
+score is weighed (EXPERT["fitted"]) with the change of my grid's worth by a table fitted
+on its own games (columns.py: a high card is likely to be replaced, a pair may clear),
+which the hand-made values do not know.
 
 Once someone has at most LOOK["near"] face-down cards (or the round was ended), it looks
 ahead: a few options (the strong mind's move, its best cells for the card, drawing,
@@ -37,6 +38,7 @@ from .bots import (
     STRONG,
     _action,
     _estimate,
+    _opponents,
     _penalise,
     _phi,
     _spread_reveal,
@@ -76,12 +78,28 @@ EXPERT = {
 }
 
 
+# Against strong bots only, ending a round I am likely lowest in is worth what the strong
+# bot itself gives it: they end rounds sooner than greedy bots, so waiting for a surer end
+# costs more (1.5 against -1.5 gained points against three strong on every fresh screen,
+# and lost points against three greedy; docs/figures.md, "The twenty-second session").
+AGAINST_STRONG = {"end_edge": 1.5}
+
+
+def _constants(view: dict) -> dict:
+    """EXPERT, with AGAINST_STRONG when every opponent is a strong bot (the table shows
+    each bot's level, so a person playing knows it too)."""
+    opponents = set(_opponents(view))
+    levels = {p["bot"] for p in view["players"] if p["id"] in opponents}
+    return {**EXPERT, **AGAINST_STRONG} if levels == {"strong"} else EXPERT
+
+
 class _Expert(_Strong):
     def __init__(self, view: dict, rng: random.Random):
         self.me = view["me"]
         self.ender_score = None  # set before the strong bot's reading values flips
-        self.worth = columns.worth_for(view, EXPERT["fitted"])  # None: hand-made alone
-        super().__init__(view, rng, EXPERT)
+        constants = _constants(view)
+        self.worth = columns.worth_for(view, constants["fitted"])  # None: hand-made alone
+        super().__init__(view, rng, constants)
         ender = view["round"]["ender"]
         if ender is not None and ender != self.me and ender in self.grids:
             # The ender turned every card: their score is known, unless a clear comes.

@@ -11,6 +11,7 @@ import pytest
 from app.engine import (
     DOWN,
     PLAY,
+    ROUND_OVER,
     SETUP,
     DiscardDrawn,
     Game,
@@ -18,6 +19,7 @@ from app.engine import (
     Penalty,
     Player,
     RuleSet,
+    expert,
     to_record,
     view,
 )
@@ -191,3 +193,49 @@ def test_the_look_ahead_can_be_switched_off_even_after_an_ender(monkeypatch):
     monkeypatch.setitem(LOOK, "on", False)
     play_game(rules, ["expert", "greedy", "greedy"], "off-0")
     assert looked == []
+
+
+def differing_choices(monkeypatch, against_strong: dict) -> int:
+    """One game of the expert against three strong bots, played again move for move at a
+    table where the same three seats are labelled greedy: how many of the expert's
+    decisions differ (the look-ahead off, so the mind alone decides)."""
+    monkeypatch.setitem(LOOK, "on", False)
+    monkeypatch.setattr(expert, "AGAINST_STRONG", against_strong)
+
+    def table(level: str) -> Game:
+        seats = [Player("p1", "P1", "expert")]
+        seats += [Player(f"p{k}", f"P{k}", level) for k in range(2, 5)]
+        return Game(seats, seed="levels")
+
+    strong, labelled = table("strong"), table("greedy")
+    rng, differ = random.Random(3), 0
+    for pid in deciders(strong, 2_000):
+        if labelled.phase == ROUND_OVER:
+            labelled.start_next_round()
+        if pid == "p1":
+            action = choose("expert", view(strong, pid), random.Random(1))
+            differ += action != choose("expert", view(labelled, pid), random.Random(1))
+        else:
+            action = choose("strong", view(strong, pid), rng)
+        strong.apply(pid, action)
+        labelled.apply(pid, action)
+    return differ
+
+
+def test_against_strong_bots_alone_the_expert_values_ending_as_they_do(monkeypatch):
+    assert expert.AGAINST_STRONG == {"end_edge": 1.5}
+    assert differing_choices(monkeypatch, expert.AGAINST_STRONG) > 0
+    # The opponents' level steers nothing else.
+    assert differing_choices(monkeypatch, {}) == 0
+
+
+def test_the_constants_for_strong_bots_need_every_opponent_strong():
+    def constants(levels: list) -> dict:
+        seats = [Player("p1", "P1", "expert")]
+        seats += [Player(f"p{k}", f"P{k}", lv) for k, lv in enumerate(levels, 2)]
+        return expert._constants(view(Game(seats, seed=1), "p1"))
+
+    assert constants(["strong", "strong", "strong"])["end_edge"] == 1.5
+    assert constants(["strong"])["end_edge"] == 1.5
+    for levels in (["strong", "greedy", "strong"], ["strong", None], ["expert", "strong"]):
+        assert constants(levels) is expert.EXPERT
