@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from flask_babel import gettext as _
 
 from .engine import DECK
-from .engine.rules import MAX_PLAYERS, MIN_PLAYERS, Penalty, RuleError
+from .engine.rules import BOUNDS, MAX_PLAYERS, MIN_PLAYERS, Penalty, RuleError
 from .engine.scoring import ender_penalised, round_scores, shared_ranks
 from .models import ScoreSheet, SheetRound, db, utcnow
 
@@ -130,18 +130,20 @@ def parse_whole(form, field: str, low: int, high: int, errors: dict, label: str)
 def parse_settings(form) -> tuple[int, dict | None]:
     """The end score and the ender's penalty (as the table options offer it)."""
     errors: dict[str, str] = {}
-    end = parse_whole(form, "end_score", 10, 1000, errors, _("End score"))
+    end = parse_whole(form, "end_score", *BOUNDS["end_score"], errors, _("End score"))
     mode = form.get("penalty_mode", "multiplier")
     penalty = None
     if mode not in PENALTY_CHOICES:
         errors["penalty_mode"] = _("Choose one of the penalties offered.")
     elif mode != "none":
-        mul = parse_whole(form, "penalty_multiplier", 2, 5, errors, _("Multiplier"))
-        flat = parse_whole(form, "penalty_flat", 1, 50, errors, _("Points added"))
+        mul = parse_whole(
+            form, "penalty_multiplier", *BOUNDS["penalty.multiplier"], errors, _("Multiplier")
+        )
+        flat = parse_whole(form, "penalty_flat", *BOUNDS["penalty.flat"], errors, _("Points added"))
         if mul is not None and flat is not None:
             try:
                 penalty = asdict(Penalty(mode, mul, flat))
-            except RuleError as exc:  # the engine's own check, should the ranges differ
+            except RuleError as exc:  # the engine's own check of the penalty as a whole
                 errors["penalty_mode"] = exc.message
     if errors:
         raise SheetError(errors)

@@ -10,6 +10,7 @@ import websocket
 from account_helpers import cheap_hashing, signin, signup  # noqa: F401
 from web_helpers import LiveBrowser, each, parse
 
+from app.engine.rules import BOUNDS
 from app.models import Result, ScoreSheet, SheetRound
 
 THREE = {"player-1": "Emma", "player-2": "Nico", "player-3": "Pat"}
@@ -193,6 +194,19 @@ def test_a_bad_new_sheet_gets_a_message_and_nothing_is_stored(browser, app, data
     error = parse(response.data).by_id(f"{field}-error")
     assert error is not None and message in error.text(), response.data[-3000:]
     assert ScoreSheet.select().count() == before
+
+
+def test_the_sheet_states_and_enforces_the_rules_own_ranges(browser, monkeypatch):
+    """The penalty's ranges come from the rules' BOUNDS, as the host's table form's do."""
+    monkeypatch.setitem(BOUNDS, "penalty.multiplier", (2, 7))
+    monkeypatch.setitem(BOUNDS, "penalty.flat", (1, 60))
+    b = browser()
+    page = b.get("/score").data.decode()
+    assert 'min="2" max="7"' in page and "×2–×7" in page
+    assert 'min="1" max="60"' in page and "+1–+60" in page
+    start(b, penalty_multiplier="6", penalty_flat="55", penalty_mode="both")
+    (sheet,) = ScoreSheet.select()
+    assert sheet.penalty == {"mode": "both", "multiplier": 6, "flat": 55}
 
 
 def test_no_penalty_and_points_added_variants(browser):
