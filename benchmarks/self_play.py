@@ -148,8 +148,6 @@ def fit(
     context), shrunk towards a worth per card fitted by least squares for the stage; or,
     given a `prior` table, each cell's mean shrunk towards the prior's value (a refit that
     moves the cells the new games saw often and keeps the others)."""
-    if prior is not None:
-        return _refit(all_sums, prior, shrink_context)
     cells: Sums = defaultdict(lambda: [0, 0.0])
     by_stage: Sums = defaultdict(lambda: [0, 0.0])
     for sums in all_sums:
@@ -157,7 +155,18 @@ def fit(
             for found in (cells[key], by_stage[key.rsplit("|", 1)[0]]):
                 found[0] += n
                 found[1] += total
+    towards = _stage_means(by_stage, shrink_stage) if prior is None else prior
     table = {}
+    for (c, stage, context), value in towards.items():
+        n, total = cells.get(f"{_key(c)}|{stage}|{context}", (0, 0.0))
+        table[(c, stage, context)] = (total + shrink_context * value) / (n + shrink_context)
+    return table
+
+
+def _stage_means(by_stage: Sums, shrink: float) -> dict:
+    """Each column's mean at each stage (any context), shrunk towards the least-squares
+    worth of its cards at that stage; the same for every context."""
+    means = {}
     states = columns.column_states()
     for stage in columns.STAGES:
         seen = [(c, by_stage.get(f"{_key(c)}|{stage}")) for c in states]
@@ -165,26 +174,10 @@ def fit(
         for c in states:
             n, total = by_stage.get(f"{_key(c)}|{stage}", (0, 0.0))
             prior = sum(worth[columns.SYMBOLS.index(v)] for v in c)
-            mean = (total + shrink_stage * prior) / (n + shrink_stage)
+            mean = (total + shrink * prior) / (n + shrink)
             for context in columns.CONTEXTS:
-                n3, total3 = cells.get(f"{_key(c)}|{stage}|{context}", (0, 0.0))
-                table[(c, stage, context)] = (total3 + shrink_context * mean) / (
-                    n3 + shrink_context
-                )
-    return table
-
-
-def _refit(all_sums: list[Sums], prior: dict, shrink: float) -> dict:
-    cells: Sums = defaultdict(lambda: [0, 0.0])
-    for sums in all_sums:
-        for key, (n, total) in sums.items():
-            cells[key][0] += n
-            cells[key][1] += total
-    table = {}
-    for (c, stage, context), value in prior.items():
-        n, total = cells.get(f"{_key(c)}|{stage}|{context}", (0, 0.0))
-        table[(c, stage, context)] = (total + shrink * value) / (n + shrink)
-    return table
+                means[(c, stage, context)] = mean
+    return means
 
 
 def _key(c) -> str:
