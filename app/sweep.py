@@ -5,8 +5,10 @@ the rounds dealt from decks stacked so that lines clear often, with players
 forfeiting at random moments: during setup, holding a drawn card, out of turn,
 between rounds. Every game must finish without an exception, every card must stay in
 play, and every game's record must be well formed (a round's `starter` played its
-first turn) and replay to the identical record. Game `i` of seed `s` is the same game
-on every run, so `--seed s --first i --games 1` replays a failure alone.
+first turn; read in order by a reader that knows no optional key, nobody who left is
+seated or scored after leaving) and replay to the identical record. Game `i` of seed
+`s` is the same game on every run, so `--seed s --first i --games 1` replays a failure
+alone.
 """
 
 from __future__ import annotations
@@ -176,12 +178,28 @@ def check_record(game: Game) -> None:
             raise SweepFailure(
                 f"round {rnd['number']}: starter {rnd['starter']}, but {first} played first"
             )
+    check_reading(record)
     again = json.loads(json.dumps(to_record(replay(json.loads(json.dumps(record))))))
     if again != record:
         for mine, theirs in zip(again["rounds"], record["rounds"], strict=False):
             if mine != theirs:
                 raise SweepFailure(f"round {theirs['number']} replays differently")
         raise SweepFailure("the replay differs from the record")
+
+
+def check_reading(record: dict) -> None:
+    """Read the record as an implementation that knows no optional key does: each round
+    dealt to its seating, its moves in order, then its result. Nobody who left is
+    seated or scored after the forfeit that says so."""
+    left: set[str] = set()
+    for rnd in record["rounds"]:
+        number = rnd["number"]
+        if left & set(rnd["seating"]):
+            raise SweepFailure(f"round {number}: {sorted(left)} seated after leaving")
+        left |= {m["player"] for m in rnd["moves"] if m["type"] == "forfeit"}
+        scored = left & set(rnd.get("result", {}).get("raw", {}))
+        if scored:
+            raise SweepFailure(f"round {number}: a result for {sorted(scored)}, who left")
 
 
 @dataclass

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 from pathlib import Path
 
 import pytest
 
 from app import create_app
+from app.engine import ROUND_OVER, SETUP, Forfeit, Game, Player, RuleSet, to_record
 from app.engine.record import replay_steps
 from app.replays import MAX_BYTES, ReplayError, pack, parse_upload, replay_at, unpack
 
@@ -89,6 +91,50 @@ def test_each_step_moves_one_recorded_move_and_says_it_in_words(records):
     cells = [c for p in replay_at(record, 0).board["players"] for row in p["grid"] for c in row]
     assert all(isinstance(c["value"], int) for c in cells)
     assert any(c["state"] == "down" and "face down" in c["label"] for c in cells)
+
+
+def play_until(game: Game, done, rng: random.Random) -> None:
+    """Random legal moves (new rounds dealt) until `done()`."""
+    while not done():
+        if game.phase == ROUND_OVER:
+            game.start_next_round()
+            continue
+        if game.phase == SETUP:
+            pid = next(p for p in game.round.seating if game.legal_actions(p))
+        else:
+            pid = game.round.turn
+        game.apply(pid, rng.choice(game.legal_actions(pid)))
+
+
+@pytest.mark.parametrize("later", [True, False])
+def test_a_forfeit_between_rounds_is_shown_after_the_scored_round(later):
+    """Bob leaves once round 1 is scored: the step after its result shows him leaving on
+    round 1's board; then round 2 is dealt without him, or (Cat leaving too) the game
+    is over."""
+    seats = [Player("p1", "Ann"), Player("p2", "Bob"), Player("p3", "Cat")]
+    game = Game(seats, RuleSet(rows=2, cols=2, end_score=1000), seed=2, game_id="F")
+    rng = random.Random(2)
+    play_until(game, lambda: game.phase == ROUND_OVER, rng)
+    game.apply("p2", Forfeit())
+    if later:
+        play_until(game, lambda: len(game.rounds) == 2 and game.phase == ROUND_OVER, rng)
+    else:
+        game.apply("p3", Forfeit())
+    record = json.loads(json.dumps(to_record(game)))
+    first = replay_at(record, 0).rounds[0]
+    leaving = replay_at(record, first["result"] + 1)
+    assert leaving.board["round"] == 1
+    assert any("Bob" in line for line in leaving.words), leaving.words
+    bob = next(p for p in leaving.board["players"] if p["name"] == "Bob")
+    assert bob["forfeited"] and bob["total"] == record["rounds"][0]["result"]["totals"]["p2"]
+    last = replay_at(record, 10_000)
+    if later:
+        assert [r["number"] for r in last.rounds] == [1, 2]
+        assert last.rounds[1]["first"] == first["result"] + 2  # dealt after Bob left
+        assert [p["name"] for p in last.board["players"]] == ["Ann", "Cat"]
+    else:
+        assert last.step == first["result"] + 2 and len(last.rounds) == 1
+        assert [r["name"] for r in last.board["ranking"]][0] == "Ann"
 
 
 def test_a_step_past_the_end_shows_the_last(records):

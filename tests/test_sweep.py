@@ -6,11 +6,23 @@ from __future__ import annotations
 
 import copy
 import os
+import random
 
 import pytest
 
 from app import sweep
-from app.engine import Forfeit, Game, Player, RuleSet, TakeDiscard, to_record
+from app.engine import (
+    ROUND_OVER,
+    SETUP,
+    Forfeit,
+    Game,
+    Player,
+    RuleSet,
+    TakeDiscard,
+    to_record,
+    view,
+)
+from app.engine.bots import BOTS
 from app.engine.state import GONE, Grid, _complete
 
 GAMES = int(os.environ.get("SKYMO_SWEEP_GAMES", "300"))
@@ -113,6 +125,53 @@ def test_a_replay_that_differs_is_caught(monkeypatch):
 
     monkeypatch.setattr(sweep, "replay", drifting)
     with pytest.raises(sweep.SweepFailure, match="round 1 replays differently"):
+        sweep.check_record(game)
+
+
+def players_leave_after_round_one(leavers: int) -> Game:
+    """Three bots; round 1 is played and scored, then `leavers` of them leave: with 2,
+    the game ends there; with 1, the other two play on to the end of the game."""
+    seats = [Player(f"p{k}", f"P{k}", "greedy") for k in (1, 2, 3)]
+    game = Game(seats, RuleSet(rows=2, cols=2, initial_flips=1, end_score=60), seed=5)
+    rng = random.Random(5)
+
+    def step():
+        pid = game.round.turn
+        if game.phase == SETUP:
+            pid = next(p for p in game.active() if game.round.setup_left.get(p, 0) > 0)
+        game.apply(pid, BOTS["greedy"](view(game, pid), rng))
+
+    while game.phase != ROUND_OVER:
+        step()
+    for p in ("p3", "p2")[:leavers]:
+        game.apply(p, Forfeit())
+    while not game.is_over:
+        if game.phase == ROUND_OVER:
+            game.start_next_round()
+        else:
+            step()
+    return game
+
+
+def writer_with_after_result(game):
+    """to_record as it was: a forfeit after a round was scored stayed in that round's
+    moves, marked with the optional key "after_result"."""
+    record = to_record(game)
+    for rnd, entry in zip(game.rounds, record["rounds"], strict=True):
+        entry["moves"] = list(rnd.moves)
+    record.pop("after_last_round", None)
+    return record
+
+
+@pytest.mark.parametrize("leavers", [1, 2])
+def test_a_result_for_a_player_who_left_is_caught(monkeypatch, leavers):
+    """A reader that does not know "after_result" applies the forfeit before the round's
+    result, and finds the leaver scored in it."""
+    game = players_leave_after_round_one(leavers)
+    assert (len(game.rounds) > 1) == (leavers == 1)
+    sweep.check_record(game)  # as written now
+    monkeypatch.setattr(sweep, "to_record", writer_with_after_result)
+    with pytest.raises(sweep.SweepFailure, match=r"round 1: a result for \[.*'p3'\], who left"):
         sweep.check_record(game)
 
 

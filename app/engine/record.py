@@ -7,6 +7,12 @@ from .game import DECK, GAME_OVER, PLAY, ROUND_OVER, SCORING, Game, IllegalMove,
 from .rules import RuleSet
 
 FORMAT = "skymo.game/1"
+# The game keeps a forfeit made after its round was scored in that round's moves, marked
+# with this key. Records written before AFTER_LAST_ROUND existed carry it too (replay
+# still reads them); a record now lists such a forfeit where a reader that knows nothing
+# of it applies it after the result (docs/design.md, "Game records").
+AFTER_RESULT = "after_result"
+AFTER_LAST_ROUND = "after_last_round"
 
 
 class RecordError(ValueError):
@@ -22,6 +28,9 @@ class RecordError(ValueError):
 
 def to_record(game: Game) -> dict:
     rounds = []
+    # Forfeits made after a round was scored: listed first in the next round's moves
+    # (their players are not seated in it), or after the last round when none follows.
+    between: list[dict] = []
     for rnd in game.rounds:
         entry = {
             "number": rnd.number,
@@ -30,24 +39,32 @@ def to_record(game: Game) -> dict:
             "discard": rnd.dealt["discard"],
             "draw_pile": rnd.dealt["draw_pile"],
             "starter": _starter(game, rnd),
-            "moves": list(rnd.moves),
+            "moves": between + [m for m in rnd.moves if not m.get(AFTER_RESULT)],
         }
+        between = [_unmarked(m) for m in rnd.moves if m.get(AFTER_RESULT)]
         if rnd.result is not None:
             entry["result"] = rnd.result
         rounds.append(entry)
     ended = game.phase == GAME_OVER
-    return {
+    record = {
         "format": FORMAT,
         "id": game.id,
         "rules": game.rules.to_dict(),
         "players": [p.to_dict() for p in game.players],
         "rounds": rounds,
-        "final": {
-            "ended": ended,
-            "ranking": game.ranking(),
-            "forfeited": list(game.forfeited),
-        },
     }
+    if between:
+        record[AFTER_LAST_ROUND] = between
+    record["final"] = {
+        "ended": ended,
+        "ranking": game.ranking(),
+        "forfeited": list(game.forfeited),
+    }
+    return record
+
+
+def _unmarked(move: dict) -> dict:
+    return {k: v for k, v in move.items() if k != AFTER_RESULT}
 
 
 def _starter(game: Game, rnd) -> str | None:
@@ -76,7 +93,9 @@ def replay_steps(record: dict):
 
     Yields (game, step) with the game as it stands after the step. Steps: "start" (no
     round dealt yet), then per round "deal", one "move" per recorded move (`move` is its
-    1-based number, `data` the move) and "result" once the round is scored."""
+    1-based number, `data` the move) and "result" once the round is scored. A forfeit
+    made after a round was scored is a "move" of the round it is listed in, made
+    before that round's deal (the game still shows the scored round)."""
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise RecordError(f"not a {FORMAT} record")
     try:
@@ -87,6 +106,7 @@ def replay_steps(record: dict):
         )
         game.hold_scoring = True
         rounds = list(record["rounds"])
+        after_last = list(record.get(AFTER_LAST_ROUND, []))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise RecordError(f"bad header: {exc}") from exc
     yield game, {"kind": "start", "round": 0}
@@ -96,6 +116,7 @@ def replay_steps(record: dict):
             number = rnd_data["number"]
             deck = _deck_of(rules, rnd_data)
             moves = list(rnd_data["moves"])
+            seating = list(rnd_data["seating"])
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise RecordError(f"round {position}: malformed ({exc!r})", position) from exc
         if number != position:
@@ -106,32 +127,44 @@ def replay_steps(record: dict):
             game.score_round()
             _check_result(game, previous)
             yield game, {"kind": "result", "round": previous["number"]}
+        # Forfeits after the previous round was scored, by players this round no longer
+        # seats: made before its deal.
+        between = 0
+        while (
+            game.phase == ROUND_OVER
+            and between < len(moves)
+            and _left_before(moves[between], seating)
+        ):
+            yield _replay_move(game, moves[between], number, between)
+            between += 1
         if game.rounds and game.phase != ROUND_OVER:
             raise RecordError(f"round {number}: the previous round did not end", number)
         try:
+            if sorted(seating) != sorted(game.active()):
+                raise RecordError(
+                    f"round {number}: the seating is {seating}, but the players still in "
+                    f"the game are {game.active()}",
+                    number,
+                )
             starter = rnd_data.get("starter")
-            if starter is not None and starter not in rnd_data["seating"]:
+            if starter is not None and starter not in seating:
                 raise RecordError(f"round {number}: the starter {starter} is not seated", number)
-            game.start_next_round(seating=rnd_data["seating"], deck=deck, starter=starter)
+            game.start_next_round(seating=seating, deck=deck, starter=starter)
         except (IllegalMove, KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, RecordError):
                 raise
             reason = exc.reason if isinstance(exc, IllegalMove) else repr(exc)
             raise RecordError(f"round {number}: {reason}", number) from exc
         yield game, {"kind": "deal", "round": number}
-        for index, move in enumerate(moves):
-            try:
-                if move.get("after_result") and game.phase == SCORING:
-                    game.score_round()
-                    _check_result(game, rnd_data)
-                    yield game, {"kind": "result", "round": number}
-                _apply_move(game, move)
-            except (IllegalMove, KeyError, TypeError, ValueError, AttributeError) as exc:
-                reason = exc.reason if isinstance(exc, IllegalMove) else repr(exc)
-                raise RecordError(
-                    f"round {number}, move {index + 1} ({move}): {reason}", number, index + 1
-                ) from exc
-            yield game, {"kind": "move", "round": number, "move": index + 1, "data": move}
+        for index in range(between, len(moves)):
+            move = moves[index]
+            # Older records: a forfeit after the scoring stays in the scored round's
+            # moves, marked (docs/design.md).
+            if isinstance(move, dict) and move.get(AFTER_RESULT) and game.phase == SCORING:
+                game.score_round()
+                _check_result(game, rnd_data)
+                yield game, {"kind": "result", "round": number}
+            yield _replay_move(game, move, number, index)
         _check_starter(game.round, rnd_data)
         _check_result(game, rnd_data)
         previous = rnd_data
@@ -139,7 +172,42 @@ def replay_steps(record: dict):
         game.score_round()
         _check_result(game, previous)
         yield game, {"kind": "result", "round": previous["number"]}
+    last = len(rounds)
+    for index, move in enumerate(after_last):
+        if game.phase != ROUND_OVER or not (
+            isinstance(move, dict) and move.get("type") == "forfeit"
+        ):
+            raise RecordError(
+                f"{AFTER_LAST_ROUND}, move {index + 1} ({move}): only forfeits made after "
+                "the last round was scored, while the game went on, come there",
+                last,
+            )
+        yield _replay_move(game, move, last, index, AFTER_LAST_ROUND)
     game.hold_scoring = False
+
+
+def _left_before(move, seating: list[str]) -> bool:
+    """A forfeit by a player the round does not seat: made before its deal."""
+    return (
+        isinstance(move, dict)
+        and move.get("type") == "forfeit"
+        and (move.get("player") not in seating)
+    )
+
+
+def _replay_move(game: Game, move, number: int, index: int, where: str = "") -> tuple:
+    """Make move `index` (0-based) of round `number`, or of the list `where` names;
+    the step it is."""
+    try:
+        _apply_move(game, move)
+    except (IllegalMove, KeyError, TypeError, ValueError, AttributeError) as exc:
+        reason = exc.reason if isinstance(exc, IllegalMove) else repr(exc)
+        if where:
+            raise RecordError(f"{where}, move {index + 1} ({move}): {reason}", number) from exc
+        raise RecordError(
+            f"round {number}, move {index + 1} ({move}): {reason}", number, index + 1
+        ) from exc
+    return game, {"kind": "move", "round": number, "move": index + 1, "data": move}
 
 
 def _deck_of(rules: RuleSet, rnd_data: dict) -> list[int]:

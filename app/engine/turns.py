@@ -273,8 +273,8 @@ class Turns:
         self.forfeited.append(player_id)
         move = {"player": player_id, "type": "forfeit"}
         if self.phase == ROUND_OVER:
-            # Optional key: this forfeit came after the round was scored. Without it a
-            # forfeit after the last turn is replayed before the scoring.
+            # Made after the round was scored: a record lists it first in the next
+            # round's moves, or after the last round (record.py writes it there).
             move["after_result"] = True
         rnd.moves.append(move)
         rnd.log.append(Frozen({"type": "forfeit", "player": player_id}))

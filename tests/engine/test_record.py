@@ -2,6 +2,7 @@
 records of an independent implementation (malformed records: test_record_malformed.py)."""
 
 import copy
+import dataclasses
 import json
 import random
 from pathlib import Path
@@ -24,8 +25,10 @@ from engine_helpers import (
 
 from app.engine import (
     FORMAT,
+    ROUND_OVER,
     Forfeit,
     Game,
+    RecordError,
     Reveal,
     RuleSet,
     replay,
@@ -105,18 +108,23 @@ def test_record_of_a_known_game():
 
 
 def check_structure(record: dict, game: Game) -> None:
-    assert set(record) == {"format", "id", "rules", "players", "rounds", "final"}
+    assert set(record) - {"after_last_round"} == {
+        "format",
+        "id",
+        "rules",
+        "players",
+        "rounds",
+        "final",
+    }
     assert record["format"] == FORMAT == "skymo.game/1"
     assert RuleSet.from_dict(record["rules"]) == game.rules
     assert record["players"] == [{"id": p.id, "name": p.name, "bot": p.bot} for p in game.players]
     rules = game.rules
     ids = [p["id"] for p in record["players"]]
-    left: set[str] = set()
     for number, rnd in enumerate(record["rounds"], 1):
         keys = {"number", "seating", "grids", "discard", "draw_pile", "starter", "moves"}
         assert set(rnd) in (keys, keys | {"result"})
         assert rnd["number"] == number
-        assert sorted(rnd["seating"]) == sorted(set(ids) - left)
         assert set(rnd["grids"]) == set(rnd["seating"])
         deck = []
         for p in rnd["seating"]:
@@ -136,25 +144,51 @@ def check_structure(record: dict, game: Game) -> None:
                     assert set(move) == {"player", "type", "keep", "flip"}
                     assert move["flip"] is None or len(move["flip"]) == 2
             else:
-                assert set(move) - {"after_result"} == MOVE_KEYS[kind]
+                assert set(move) == MOVE_KEYS[kind]
             if kind == "reveal":
                 assert not seen_turn, "reveals come before the first turn"
             elif kind != "forfeit":
                 seen_turn = True
-            if kind == "forfeit":
-                left.add(move["player"])
-            if "player" in move:
-                assert move["player"] in rnd["seating"]
-        if "result" in rnd:
-            result = rnd["result"]
-            assert set(result) == {"ender", "raw", "scores", "totals"}
-            assert set(result["raw"]) == set(result["scores"]) == set(result["totals"])
+    for move in record.get("after_last_round", []):
+        assert move == {"player": move["player"], "type": "forfeit"}
+    left = read_naively(record)
     final = record["final"]
     assert set(final) == {"ended", "ranking", "forfeited"}
     assert final["ended"] == game.is_over
-    assert final["forfeited"] == game.forfeited
+    assert final["forfeited"] == game.forfeited == left
     assert sorted(e["player"] for e in final["ranking"]) == sorted(ids)
     assert all(set(e) == {"player", "rank", "total"} for e in final["ranking"])
+
+
+def read_naively(record: dict, known=("after_last_round",)) -> list[str]:
+    """Read a record as an implementation that knows of the optional keys only those
+    `known` (none of a move's): each round dealt to its seating, then its moves in
+    order, then its result. Who left must never be
+    seated, play or be scored after leaving, and everyone still in the game is seated.
+    Returns who left, in order."""
+    ids = [p["id"] for p in record["players"]]
+    left: list[str] = []
+    for rnd in record["rounds"]:
+        moves = rnd["moves"]
+        # A forfeit by a player the round does not seat: they left before its deal,
+        # after the previous round's result; such forfeits come first.
+        before = 0
+        while before < len(moves) and moves[before]["player"] not in rnd["seating"]:
+            move = moves[before]
+            assert move["type"] == "forfeit" and move["player"] not in left
+            left.append(move["player"])
+            before += 1
+        assert sorted(rnd["seating"]) == sorted(set(ids) - set(left)), "seated after leaving"
+        for move in moves[before:]:
+            if "player" in move:
+                assert move["player"] in rnd["seating"] and move["player"] not in left
+            if move["type"] == "forfeit":
+                left.append(move["player"])
+        if "result" in rnd:
+            assert not set(rnd["result"]["raw"]) & set(left), "a result for a player who left"
+    if "after_last_round" in known:
+        left += [move["player"] for move in record.get("after_last_round", [])]
+    return left
 
 
 def random_game(seed: int, forfeit_rate: float = 0.003) -> Game:
@@ -199,21 +233,195 @@ def test_record_round_trip_over_random_games():
         assert to_record(replayed) == record
 
 
-def test_record_keeps_a_forfeit_after_the_scoring():
-    game = Game(players(3), quick_rules(end_score=1000), seed=1)
+# ----- forfeits after a round was scored ----------------------------------------------
+
+
+def scored_round_one(n: int) -> Game:
+    """n players; round 1 played to its end and scored, the game going on."""
+    game = Game(players(n), quick_rules(end_score=1000), seed=1, game_id="G1")
     rng = random.Random(1)
-    while game.phase != "round_over":
+    while game.phase != ROUND_OVER:
         do_step(game, random_step(game, rng))
+    return game
+
+
+def play_round(game: Game, rng: random.Random) -> None:
+    number = len(game.rounds)
+    while not game.is_over and not (game.phase == ROUND_OVER and len(game.rounds) > number):
+        do_step(game, random_step(game, rng))
+
+
+def round_trip(game: Game) -> dict:
+    """The game's record replays to the same game, which writes the very same record."""
+    record = json.loads(json.dumps(to_record(game)))
+    check_structure(record, game)
+    again = replay(copy.deepcopy(record))
+    assert [r.result for r in again.rounds] == [r.result for r in game.rounds]
+    assert again.totals == game.totals and again.forfeited == game.forfeited
+    assert again.phase == game.phase
+    assert to_record(again) == record
+    return record
+
+
+def test_a_forfeit_between_rounds_comes_first_in_the_next_round():
+    game = scored_round_one(3)
+    game.apply("p2", Forfeit())  # after round 1 was scored: Bob has a result in it
+    game.start_next_round()
+    play_round(game, random.Random(2))
+    record = round_trip(game)
+    first, second = record["rounds"][:2]
+    assert "p2" in first["result"]["raw"]
+    assert {"player": "p2", "type": "forfeit"} not in first["moves"]
+    assert second["moves"][0] == {"player": "p2", "type": "forfeit"}
+    assert second["seating"] == ["p1", "p3"] and "p2" not in second["result"]["raw"]
+    assert "after_last_round" not in record
+    # A reader that knows no optional key reads who left, and when
+    assert read_naively(record, known=()) == ["p2"]
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_a_forfeit_after_the_last_scored_round_is_listed_after_it(n):
+    """Every player but one leaves after round 1 was scored: the game ends with no
+    round to list their forfeits in."""
+    game = scored_round_one(n)
+    leavers = ["p3", "p2"][-(n - 1) :]
+    for p in leavers:
+        game.apply(p, Forfeit())
+    assert game.is_over and len(game.rounds) == 1
+    record = round_trip(game)
+    assert record["after_last_round"] == [{"player": p, "type": "forfeit"} for p in leavers]
+    assert record["rounds"][0]["moves"][-1]["type"] != "forfeit"
+    assert set(record["rounds"][0]["result"]["raw"]) == {f"p{i + 1}" for i in range(n)}
+    assert record["final"]["forfeited"] == leavers
+    assert record["final"]["ranking"][0]["player"] == "p1"
+    # Without the new key a reader still reads every round right, and `final` says who
+    # left: only not when.
+    assert read_naively(record, known=()) == []
+
+
+def test_a_record_written_between_rounds_lists_the_forfeit_after_the_last_round():
+    game = scored_round_one(4)
+    game.apply("p4", Forfeit())
+    record = round_trip(game)
+    assert record["after_last_round"] == [{"player": "p4", "type": "forfeit"}]
+    assert record["final"]["ended"] is False
+    again = replay(record)
+    again.start_next_round()
+    assert again.round.seating == ["p1", "p2", "p3"]
+
+
+def older_record(record: dict) -> dict:
+    """`record` as Skymo wrote it before: a forfeit after a round was scored stays in
+    that round's moves, marked "after_result"."""
+    old = copy.deepcopy(record)
+    rounds = old["rounds"]
+    for before, rnd in zip(rounds, rounds[1:], strict=False):
+        while rnd["moves"] and rnd["moves"][0]["player"] not in rnd["seating"]:
+            before["moves"].append({**rnd["moves"].pop(0), "after_result": True})
+    for move in old.pop("after_last_round", []):
+        rounds[-1]["moves"].append({**move, "after_result": True})
+    return old
+
+
+@pytest.mark.parametrize("where", ["between", "last"])
+def test_older_records_with_after_result_still_replay(where):
+    game = scored_round_one(3)
     game.apply("p2", Forfeit())
-    record = to_record(game)
-    assert record["rounds"][0]["moves"][-1] == {
-        "player": "p2",
-        "type": "forfeit",
-        "after_result": True,
-    }
-    replayed = replay(record)
-    assert replayed.rounds[0].result == game.rounds[0].result
-    assert replayed.forfeited == ["p2"]
+    if where == "between":
+        game.start_next_round()
+        play_round(game, random.Random(3))
+    else:
+        game.apply("p3", Forfeit())
+    record = round_trip(game)
+    old = older_record(record)
+    assert old != record
+    assert {"player": "p2", "type": "forfeit", "after_result": True} in old["rounds"][0]["moves"]
+    again = replay(old)
+    assert [r.result for r in again.rounds] == [r.result for r in game.rounds]
+    assert again.forfeited == game.forfeited and again.phase == game.phase
+    assert to_record(again) == record  # written back in today's form
+
+
+def test_a_forfeit_between_rounds_listed_after_play_began_is_refused():
+    game = scored_round_one(3)
+    game.apply("p2", Forfeit())
+    game.start_next_round()
+    play_round(game, random.Random(2))
+    record = json.loads(json.dumps(to_record(game)))
+    moves = record["rounds"][1]["moves"]
+    moves.insert(3, moves.pop(0))  # Bob's forfeit after two reveals of round 2
+    with pytest.raises(RecordError, match="round 2: the seating is"):
+        replay(record)
+
+
+def unseat(rnd: dict, player: str) -> None:
+    """Leave `player` out of the round: their dealt cards go under the draw pile."""
+    rnd["seating"].remove(player)
+    rnd["draw_pile"] += [v for row in rnd["grids"].pop(player) for v in row]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        # Bob left after round 1, yet is seated in round 2 (his forfeit dropped)
+        (lambda r: r["rounds"][1]["moves"].pop(0), "round 2: the seating is"),
+        # Cat, still in the game, left out of round 2's seating
+        (lambda r: unseat(r["rounds"][1], "p3"), "round 2: the seating is"),
+    ],
+)
+def test_a_seating_that_is_not_the_players_still_in_the_game_is_refused(change, message):
+    game = scored_round_one(3)
+    game.apply("p2", Forfeit())
+    game.start_next_round()
+    record = json.loads(json.dumps(to_record(game)))
+    change(record)
+    with pytest.raises(RecordError, match=message):
+        replay(record)
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        [{"player": "p1", "type": "reveal", "row": 0, "col": 0}],  # only forfeits
+        [{"player": "p2", "type": "forfeit"}] * 2,  # Bob left already
+        "p2",
+    ],
+)
+def test_after_last_round_holds_only_forfeits_made_after_it(after):
+    game = scored_round_one(3)
+    game.apply("p2", Forfeit())
+    record = json.loads(json.dumps(to_record(game)))
+    record["after_last_round"] = after
+    with pytest.raises(RecordError):
+        replay(record)
+
+
+def test_after_last_round_needs_the_last_round_scored():
+    game = scored_round_one(3)
+    game.start_next_round()
+    record = json.loads(json.dumps(to_record(game)))
+    record["after_last_round"] = [{"player": "p2", "type": "forfeit"}]
+    with pytest.raises(RecordError, match="after_last_round, move 1"):
+        replay(record)
+
+
+def test_forfeits_between_rounds_over_random_games():
+    """Players leave after rounds were scored, often: every record reads right without
+    its optional keys, replays, and is written back the same."""
+    between = ended_by_them = 0
+    for seed in range(150):
+        rng = random.Random(seed)
+        rules = dataclasses.replace(random_rules(rng), end_score=100)
+        game = Game(players(rng.randint(2, 6)), rules, seed=seed, game_id=f"B{seed}")
+        while not game.is_over:
+            if game.phase == ROUND_OVER and rng.random() < 0.5:
+                game.apply(rng.choice(game.active()), Forfeit())
+                between += 1
+                ended_by_them += game.is_over
+            else:
+                do_step(game, random_step(game, rng, 0.002))
+        round_trip(game)
+    assert between > 40 and ended_by_them > 10  # both forms written, many times
 
 
 @pytest.mark.parametrize("leaver", ["p1", "p2"])
