@@ -1,7 +1,8 @@
-"""A round's recorded `starter` (docs/design.md, "Game records"): the player who played
-its first turn. When the player the rules named to start forfeits before playing, the
-turn passes on and whoever plays it is the starter; a round in which nobody played a
-turn has none. Written that way, and replayed that way."""
+"""A round's recorded `starter` (docs/design.md, "Game records"): the first player who
+takes, draws, keeps or discards in the round (its first `take_discard` or `draw` move);
+reveals and forfeits are not turns. When the player the rules named to start forfeits
+before playing, the turn passes on and whoever plays it is the starter; a round in which
+nobody played a turn has none (null). Written that way, and replayed that way."""
 
 import copy
 import json
@@ -30,8 +31,10 @@ from app.engine import (
 )
 from app.engine import to_record as write
 
-# 2×2 grids, (1, 1) face down: face-up sums Ann 6, Bob 33, Cat 18, Dan 9. Bob starts.
+# 2×2 grids, (1, 1) face down: face-up sums Ann 6, Bob 33, Cat 18, Dan 9, Eve 8. Bob
+# starts.
 ANN, BOB, CAT, DAN = [[1, 2], [3, 4]], [[12, 11], [10, 0]], [[5, 6], [7, 8]], [[2, 3], [4, 5]]
+EVE = [[1, 3], [4, 9]]
 
 
 def round_trip(game) -> dict:
@@ -212,3 +215,103 @@ def test_a_record_written_before_the_first_turn_names_whose_turn_it_is(seed):
     record = json.loads(json.dumps(write(game)))
     assert starters(record) == [game.round.turn] != [named]
     assert replay(record).round.turn == game.round.turn
+
+
+# ----- the starter forfeits when their first turn comes, with 2 and with 5 players ------
+
+
+def first_turn_players(record: dict, number: int) -> list[str]:
+    """Who took, drew, kept or discarded in round `number`, in order (the record read as
+    another implementation reads it: reveals and forfeits are not turns)."""
+    moves = record["rounds"][number - 1]["moves"]
+    return [m["player"] for m in moves if m["type"] in ("take_discard", "draw")]
+
+
+def independent_replay(record: dict) -> dict:
+    """Replay a record and write it again: the starters a replay finds must be the ones
+    the record names, and the record written back must be the very same."""
+    again = write(replay(copy.deepcopy(record)))
+    assert again == record
+    return again
+
+
+@pytest.mark.parametrize("n", [2, 5])
+def test_the_starter_forfeits_at_their_first_turn_in_round_one(n):
+    game = quick_game([ANN, BOB, CAT, DAN, EVE][:n])
+    assert game.round.turn == "p2"  # the rules name Bob: his first turn has come
+    game.apply("p2", Forfeit())
+    if n == 2:
+        # Ann alone is left: the game ends before anyone took, drew, kept or discarded
+        assert game.phase == GAME_OVER
+        record = round_trip(game)
+        assert starters(record) == [None]
+        assert first_turn_players(record, 1) == []
+    else:
+        assert game.round.turn == "p3"
+        keep_turn(game, "p3", (0, 0))
+        flip_turn(game, "p4", (1, 1))
+        record = round_trip(game)
+        assert starters(record) == ["p3"] == first_turn_players(record, 1)[:1]
+        # Bob, who forfeited, is not the starter: a record naming him does not replay
+        with pytest.raises(RecordError, match="round 1: the starter is p2, but p3 played"):
+            replay(with_starter(record, 1, "p2"))
+    independent_replay(record)
+
+
+def later_round(n: int) -> Game:
+    """Round 1: Bob starts and ends at once (he turns his last card), everyone plays
+    their last turn; round 2 is dealt from a fixed deck and set up. Bob, the ender of
+    round 1, starts round 2."""
+    grids = [ANN, BOB, CAT, DAN, EVE][:n]
+    game = quick_game(grids, rules=quick_rules(end_score=1000))
+    flip_turn(game, "p2", (1, 1))
+    assert game.round.ender == "p2"
+    flip_until_round_end(game)
+    assert game.phase == ROUND_OVER
+    seating = [f"p{i + 1}" for i in range(n)]
+    deck = build_deck([ANN, [[1, 1], [2, 2]], CAT, DAN, EVE][:n], 7, rules=game.rules)
+    game.start_next_round(seating=seating, deck=deck)
+    for p in seating:
+        for cell in [(0, 0), (0, 1), (1, 0)]:
+            game.apply(p, Reveal(*cell))
+    assert game.phase == PLAY and game.round.turn == "p2"
+    return game
+
+
+@pytest.mark.parametrize("n", [2, 5])
+def test_the_starter_forfeits_at_their_first_turn_in_a_later_round(n):
+    game = later_round(n)
+    game.apply("p2", Forfeit())
+    if n == 2:
+        assert game.phase == GAME_OVER
+        record = round_trip(game)
+        assert starters(record) == ["p2", None]
+        assert first_turn_players(record, 2) == []
+    else:
+        assert game.round.turn == "p3"
+        keep_turn(game, "p3", (0, 0))
+        flip_until_round_end(game)
+        record = round_trip(game)
+        assert starters(record) == ["p2", "p3"]
+        assert first_turn_players(record, 2)[0] == "p3"
+        with pytest.raises(RecordError, match="round 2: the starter is p2, but p3 played"):
+            replay(with_starter(record, 2, "p2"))
+    independent_replay(record)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_five_players_the_lot_winner_forfeits_at_their_first_turn(seed):
+    """No card turned at setup: lots name the starter. They forfeit when their first
+    turn comes and the next seat plays it: that player is the starter, and the replay
+    of the record (whose lots come from another seed) plays the same game."""
+    game = Game(players(5), quick_rules(initial_flips=0, end_score=1000), seed=seed)
+    named = game.round.turn
+    game.apply(named, Forfeit())
+    nxt = game.round.turn
+    assert nxt != named
+    keep_turn(game, nxt, (0, 0))
+    record = round_trip(game)
+    assert starters(record) == [nxt]
+    independent_replay(record)
+    with pytest.raises(RecordError, match="round 1"):
+        replay(with_starter(record, 1, named))
