@@ -30,6 +30,15 @@ def test_no_penalty_variant_and_nobody_ended():
     assert t.rounds[0]["scores"] == [12, 8, 12]
 
 
+@pytest.mark.parametrize("penalty", [Penalty("flat", 2, 10), Penalty("both", 3, 5)])
+def test_an_ender_on_exactly_zero_is_not_penalised(penalty):
+    """Emma ends on 0, Nico also on 0 (or lower): no penalty, however it is added."""
+    for raw in ([0, 0, 9], [0, -3, 9]):
+        t = tally(NAMES, [{"raw": raw, "ender": 0}], 100, penalty)
+        assert t.rounds[0]["scores"] == raw
+        assert not t.rounds[0]["penalised"]
+
+
 def test_the_game_ends_at_the_end_score_and_ties_share_the_win():
     rounds = [{"raw": [40, 40, 60], "ender": None}, {"raw": [10, 10, 40], "ender": None}]
     t = tally(NAMES, rounds, 100, Penalty())

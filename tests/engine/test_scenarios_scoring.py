@@ -178,6 +178,32 @@ def test_ender_penalty_cases(grids, ender_raw, ender_score):
 
 
 @pytest.mark.parametrize(
+    "penalty",
+    [Penalty("flat", flat=7), Penalty("both", 2, 5), Penalty("multiplier", 3)],
+    ids=["points added", "both", "multiplied"],
+)
+@pytest.mark.parametrize(
+    ("grids", "other"),
+    [
+        ([[[2, 0], [0, -2]], [[1, -1], [0, 0]]], 0),  # a tie at 0
+        ([[[2, 0], [0, -2]], [[1, -1], [0, -2]]], -2),  # Bob lower, below 0
+    ],
+    ids=["tie", "lower"],
+)
+def test_an_ender_on_exactly_zero_is_never_penalised(penalty, grids, other):
+    """Not strictly lowest, but on 0: not penalised in any mode. (Multiplied, 0 stays 0
+    either way: only points added show a wrongly applied penalty in the score; the
+    penalised flag shows it in every mode.)"""
+    game = play_quick_round(grids, quick_rules(penalty=penalty))
+    result = game.round.result
+    assert result["ender"] == "p1"
+    assert result["raw"] == {"p1": 0, "p2": other}
+    assert result["scores"] == result["raw"]
+    assert not game.penalised()
+    assert game.round.log[-1] == {"type": "round_end", "ender": "p1", "penalised": False}
+
+
+@pytest.mark.parametrize(
     ("penalty", "expected"),
     [
         (Penalty("multiplier", 3), 30),

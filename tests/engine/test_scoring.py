@@ -28,6 +28,15 @@ def test_a_tie_with_the_ender_is_penalised_and_strictly_lowest_is_not():
     assert not ender_penalised({"a": 9, "b": 5}, None)  # nobody ended
 
 
+def test_an_ender_on_exactly_zero_keeps_zero_in_every_mode():
+    """On 0 and not strictly lowest (a tie at 0, or someone lower): never penalised.
+    Under a multiplier 0 stays 0 anyway; points added would show it."""
+    for raw in ({"a": 0, "b": 0}, {"a": 0, "b": -2, "c": 5}):
+        assert not ender_penalised(raw, "a")
+        for penalty in (Penalty("flat", 2, 7), Penalty("both", 2, 5), DOUBLE):
+            assert round_scores(raw, "a", penalty) == raw
+
+
 def test_each_penalty_mode():
     raw = {"a": 10, "b": 3}
     assert round_scores(raw, "a", Penalty("multiplier", 3, 10))["a"] == 30
