@@ -20,10 +20,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app.engine import (
+    DOWN,
     GAME_OVER,
+    GONE,
     PLAY,
     ROUND_OVER,
     SETUP,
+    UP,
     DiscardDrawn,
     Draw,
     Forfeit,
@@ -110,6 +113,89 @@ def check_game_over(game: Game) -> None:
     assert [e["rank"] for e in ranking] == sorted(e["rank"] for e in ranking)
 
 
+def reference_clear(values: list[int], state: list[int], rules: RuleSet) -> list[int]:
+    """The rules' clearing (docs/rules.md, "Clearing lines"), written apart from the
+    engine: in passes, every line (columns, and rows with row clears) whose cards left
+    are at least 2, all face up and all equal leaves together, until none does.
+    Returns the states after it."""
+    rows, cols = rules.rows, rules.cols
+    lines = [range(c, rows * cols, cols) for c in range(cols)]
+    if rules.clear_rows:
+        lines += [range(r * cols, (r + 1) * cols) for r in range(rows)]
+    state = list(state)
+    while True:
+        leaving = set()
+        for line in lines:
+            left = [i for i in line if state[i] != GONE]
+            if (
+                len(left) >= 2
+                and all(state[i] == UP for i in left)
+                and len({values[i] for i in left}) == 1
+            ):
+                leaving.update(left)
+        if not leaving:
+            return state
+        for i in leaving:
+            state[i] = GONE
+
+
+def grids_before(game: Game) -> dict:
+    rnd = game.round
+    return {
+        "round": rnd.number,
+        "scored": rnd.result is not None,
+        "grids": {p: (list(g.values), list(g.state)) for p, g in rnd.grids.items()},
+    }
+
+
+def check_clears(game: Game, before: dict, step) -> None:
+    """Every line that left a grid in this step was complete when it left, and every
+    line complete then left: the clearing above, of the grid as the move changed it
+    (its one card turned or placed face up), then, if the step ended the round, of
+    every scored grid with all its cards turned over."""
+    rnd = game.round
+    player, action = step
+    if player == "next" or rnd.number != before["round"]:
+        return
+    expected = {p: list(state) for p, (_values, state) in before["grids"].items()}
+    at = getattr(action, "flip", None) or (
+        (action.row, action.col) if hasattr(action, "row") else None
+    )
+    if at is not None:
+        grid = rnd.grids[player]
+        turned = list(expected[player])
+        turned[at[0] * grid.cols + at[1]] = UP
+        expected[player] = reference_clear(grid.values, turned, game.rules)
+    if rnd.result is not None and not before["scored"]:
+        for p in rnd.result["raw"]:
+            turned = [UP if s == DOWN else s for s in expected[p]]
+            expected[p] = reference_clear(rnd.grids[p].values, turned, game.rules)
+    for p, grid in rnd.grids.items():
+        assert grid.state == expected[p], f"{p}: lines left that were not complete, or stayed"
+
+
+TURN_MOVES = ("take_discard", "draw")
+
+
+def check_last_turns(game: Game, rnd) -> None:
+    """After the ender's last turn, each other player plays exactly one more turn, in
+    seat order from the ender: everyone scored, and anyone who then left."""
+    ender = rnd.ender
+    if ender is None:
+        return
+    turns = [m["player"] for m in rnd.moves if m["type"] in TURN_MOVES]
+    ended = max(i for i, p in enumerate(turns) if p == ender)
+    last = turns[ended + 1 :]
+    at = rnd.seating.index(ender)
+    order = rnd.seating[at + 1 :] + rnd.seating[:at]
+    assert len(set(last)) == len(last), f"a second last turn: {last}"
+    assert last == [p for p in order if p in last], f"last turns {last}, seat order {order}"
+    if rnd.result is not None:
+        scored = set(rnd.result["raw"]) - {ender}
+        assert scored <= set(last), f"{sorted(scored - set(last))} scored without a last turn"
+        assert set(last) - scored <= set(game.forfeited)
+
+
 def play(game: Game, rng: random.Random, forfeit_rate: float, full: bool):
     """Play to the end, checking invariants after every step. Returns the steps."""
     steps = []
@@ -120,7 +206,9 @@ def play(game: Game, rng: random.Random, forfeit_rate: float, full: bool):
             break
         step = random_step(game, rng, forfeit_rate)
         phase = game.phase
+        before = grids_before(game)
         do_step(game, step)
+        check_clears(game, before, step)
         steps.append(step)
         if full:
             previous = check_invariants(game, previous)
@@ -135,8 +223,10 @@ def play(game: Game, rng: random.Random, forfeit_rate: float, full: bool):
         if len(done) > scored:
             scored = len(done)
             check_result(game, done[-1])
+            check_last_turns(game, done[-1])
     else:
         raise AssertionError("the game did not end")
+    check_last_turns(game, game.round)  # also when forfeits ended the game unscored
     assert Counter(cards_in_play(game)) == Counter(DECK)
     check_game_over(game)
     return steps
