@@ -142,7 +142,8 @@ def test_undo_the_last_round_once_and_its_id_stays_known(browser):
     url = start(b)
     rid = round_id(b, url)
     add(b, url, [1, 2, 3], rid=rid)
-    add(b, url, [4, 5, 6])
+    undone = round_id(b, url)
+    add(b, url, [4, 5, 6], rid=undone)
     assert b.post(f"{url}/undo", {"round": "2"}).status_code == 303
     assert totals(b.get(url).data) == {"Emma": 1, "Nico": 2, "Pat": 3}
     # Pressing undo again on the same (stale) page undoes nothing.
@@ -150,7 +151,15 @@ def test_undo_the_last_round_once_and_its_id_stays_known(browser):
     assert again.status_code == 409 and "nothing undone" in again.data.decode()
     assert b.post(f"{url}/undo", {"round": "x"}).status_code == 409
     version, rounds = state(url)
-    # A late copy of round 1 from an offline queue is still not counted twice.
+    assert rounds[-1] == (2, [4, 5, 6], None, True)
+    # A late copy of the undone round from an offline queue is not counted again: the
+    # sheet stays as it is, undone round and all.
+    response = add(b, url, [4, 5, 6], rid=undone)
+    assert response.status_code == 303 and response.headers["Location"] == url
+    assert add(b, url, [4, 5, 6], rid=undone, htmx=True).status_code == 200
+    assert state(url) == (version, rounds)
+    assert totals(b.get(url).data) == {"Emma": 1, "Nico": 2, "Pat": 3}
+    # Nor is a late copy of round 1, still on the sheet.
     add(b, url, [1, 2, 3], rid=rid)
     assert state(url) == (version, rounds)
 
