@@ -68,9 +68,9 @@ def _unmarked(move: dict) -> dict:
 
 
 def _starter(game: Game, rnd) -> str | None:
-    """Who played the round's first turn. While a round is being played and nobody has
-    yet, whose turn it is: a record written then must name them, or a drawing of lots
-    would not replay."""
+    """The first player who took, drew, kept or discarded in the round. While a round
+    is being played and nobody has yet, whose turn it is: a record written then must
+    name them, or a drawing of lots would not replay."""
     first = rnd.first_turn
     if first is None and rnd is game.round and game.phase == PLAY:
         return rnd.turn
@@ -94,8 +94,9 @@ def replay_steps(record: dict):
     Yields (game, step) with the game as it stands after the step. Steps: "start" (no
     round dealt yet), then per round "deal", one "move" per recorded move (`move` is its
     1-based number, `data` the move) and "result" once the round is scored. A forfeit
-    made after a round was scored is a "move" of the round it is listed in, made
-    before that round's deal (the game still shows the scored round)."""
+    made after a round was scored comes after its "result": listed first in the next
+    round, it is a "move" of that round made before its "deal" (the game still shows
+    the scored round); listed in `after_last_round`, a "move" of the last round."""
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise RecordError(f"not a {FORMAT} record")
     try:

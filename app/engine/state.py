@@ -241,8 +241,9 @@ class Round:
 
     @property
     def first_turn(self) -> str | None:
-        """Who played the round's first turn (a record's `starter`), None until someone
-        did. Not always `starter`, whom the rules named: they may leave before playing."""
+        """The first player who took, drew, kept or discarded in the round (a record's
+        `starter`: reveals and forfeits are not turns), None until someone did. Not
+        always `starter`, whom the rules named: they may leave before playing."""
         for move in self.moves:
             if move["type"] in ("take_discard", "draw"):
                 return move["player"]

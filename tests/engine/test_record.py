@@ -173,7 +173,7 @@ def read_naively(record: dict, known=("after_last_round",)) -> list[str]:
         # A forfeit by a player the round does not seat: they left before its deal,
         # after the previous round's result; such forfeits come first.
         before = 0
-        while before < len(moves) and moves[before]["player"] not in rnd["seating"]:
+        while before < len(moves) and moves[before].get("player", "") not in rnd["seating"]:
             move = moves[before]
             assert move["type"] == "forfeit" and move["player"] not in left
             left.append(move["player"])
