@@ -27,7 +27,16 @@ from .lobby import (
     start,
     update_rules,
 )
-from .playing import forfeit, opt_rematch, play, rename_players, start_rematch, vote_next_round
+from .playing import (
+    forfeit,
+    opt_rematch,
+    play,
+    rematch_seats,
+    rematch_starter,
+    rename_players,
+    start_rematch,
+    vote_next_round,
+)
 from .scheduler import schedule, scheduler
 from .step import ANY_VERSION, Change, Unchanged, change, save_game
 from .store import Snapshot, Stale, TableError, seats_of, store
@@ -145,6 +154,8 @@ __all__ = [
     "seats_of",
     "settings",
     "start",
+    "rematch_seats",
+    "rematch_starter",
     "start_rematch",
     "store",
     "update_rules",

@@ -8,6 +8,7 @@ import secrets
 
 from flask_babel import gettext as _
 
+from .. import i18n
 from ..engine import (
     ROUND_OVER,
     SETUP,
@@ -174,31 +175,53 @@ def opt_rematch(code: str, seat: Seat | None, version=None) -> Snapshot | None:
 def start_rematch(code: str, seat: Seat | None, version) -> Snapshot:
     def act(ch: Change):
         _require_finished(ch)
-        _require_host_or_first(ch, seat)
-        opted = set(ch.table.votes.get("rematch", []))
-        seats = [s for s in ch.seats if s.bot is not None or s.id in opted]
-        if sum(1 for s in seats if s.bot is None) < 1 or len(seats) < 2:
+        _require_seat(seat)
+        starter = rematch_starter(ch.table, ch.seats, ch.game)
+        if starter is None:
+            raise TableError(_("Choose to play again first."), 409)
+        if starter.id != seat.id:
+            name = i18n.person(starter.name)
+            raise TableError(_("Only %(name)s can start the rematch.", name=name), 403)
+        seats = rematch_seats(ch.table, ch.seats, ch.game)
+        if len(seats) < 2:
             raise TableError(_("At least 2 players must choose to play again."))
         gone = [s.id for s in ch.seats if s not in seats]
         if gone:
             Seat.update(left=True).where(Seat.id.in_(gone)).execute()
             ch.seats_changed = True
+        ch.table.host_seat = starter.id  # who took over from a host who left hosts now
         new_game(ch, seats)
 
     return step.change(code, act, version=version)
 
 
+def rematch_starter(table: Table, seats, game: Game | None):
+    """Who may start the rematch: the host; once the host has left the game (pressed
+    "Leave the game" or was out for good, or their seat is gone), the first person in
+    seat order who chose "Play again". A host who is only away (a phone asleep, a lost
+    signal) stays the host: the rematch waits for them."""
+    out = set(game.forfeited) if game is not None else set()
+    host = next((s for s in seats if s.id == table.host_seat and s.bot is None), None)
+    if host is not None and host.player_id not in out:
+        return host
+    opted = set((table.votes or {}).get("rematch", []))
+    return next(
+        (s for s in seats if s.bot is None and s.id in opted and s.player_id not in out), None
+    )
+
+
+def rematch_seats(table: Table, seats, game: Game | None) -> list:
+    """The seats of the rematch if it started now, in seat order: the bots, everyone who
+    chose "Play again", and the one who starts it (the host never needs to choose)."""
+    starter = rematch_starter(table, seats, game)
+    opted = set((table.votes or {}).get("rematch", []))
+    chosen = opted | ({starter.id} if starter is not None else set())
+    return [s for s in seats if s.bot is not None or s.id in chosen]
+
+
 def _require_finished(ch: Change) -> None:
     if ch.table.status != Table.FINISHED:
         raise TableError(_("The game is not over yet."), 409)
-
-
-def _require_host_or_first(ch: Change, seat: Seat | None) -> None:
-    _require_seat(seat)
-    if seat.id == ch.table.host_seat:
-        return
-    if seat.id not in ch.table.votes.get("rematch", []):
-        raise TableError(_("Choose to play again first."), 409)
 
 
 def rename_players(code: str, seat_ids: set[int], name: str) -> None:

@@ -42,6 +42,13 @@ def _phrases() -> dict[str, str]:
     # A format's placeholders are filled with escaped values where it is used.
     return {
         "your_turn": _("Your turn"),
+        # The page's one heading (hidden: the header and the round line show the same).
+        "h_lobby": _("Table %(code)s, waiting to start"),
+        "h_round": _("Table %(code)s, round %(round)s"),
+        "h_game_round": _("Table %(code)s, game %(game)s, round %(round)s"),
+        "h_round_over": _("Table %(code)s, round %(round)s results"),
+        "h_over": _("Table %(code)s, final results"),
+        "h_closed": _("Table %(code)s, closed"),
         "watching": _("This game has already started: you are watching."),
         "over": _("This game is over."),
         "start_own": _("Start your own table"),
@@ -121,6 +128,7 @@ def table_html(ctx, inner: str = "") -> str:
         f'data-version="{esc(ctx.get("version"))}" data-status="{esc(status)}" '
         f'data-turn="{turn}" data-turn-title="{w["your_turn"]}">'
     ]
+    parts.append(f'<h1 class="sr-only">{heading(ctx, b, w)}</h1>')
     if error and not ctx.get("error_field"):
         parts.append(f'<p class="error" role="alert">{esc(error)}</p>')
     if status == "lobby":
@@ -129,12 +137,34 @@ def table_html(ctx, inner: str = "") -> str:
         if ctx.get("me") is None:
             said = w["watching"] if status == "playing" else w["over"]
             home = esc(ctx["urls"]["home"])
-            parts.append(f'<p class="panel muted">{said} <a href="{home}">{w["start_own"]}</a></p>')
+            parts.append(
+                f'<p class="panel muted">{said} '
+                f'<a class="button quiet" href="{home}">{w["start_own"]}</a></p>'
+            )
         parts.append(board_html(ctx, b, w))
     else:
         parts.append(f'<p class="panel">{w["closed"]}</p>')
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def heading(ctx, b: dict | None, w: dict) -> str:
+    """The page's <h1>: the table's code and where it stands (inside #table, so that
+    every push that swaps the section keeps it, and up to date)."""
+    code = esc(ctx.get("code"))
+    if ctx.get("status") == "lobby":
+        return w["h_lobby"] % {"code": code}
+    if not b:
+        return w["h_closed"] % {"code": code}
+    phase, number = b["phase"], b["round_number"]
+    if phase == "game_over":
+        return w["h_over"] % {"code": code}
+    if phase == "round_over":
+        return w["h_round_over"] % {"code": code, "round": number}
+    game = ctx["table"].game_number
+    if game > 1:
+        return w["h_game_round"] % {"code": code, "game": game, "round": number}
+    return w["h_round"] % {"code": code, "round": number}
 
 
 def board_html(ctx, b: dict, w: dict) -> str:
@@ -165,7 +195,7 @@ def board_html(ctx, b: dict, w: dict) -> str:
         common["away"],
         roundline,
         f'<div class="cols">\n<section class="opponents{many}" aria-label="{w["others"]}">'
-        f'{boxes}\n</section>\n<div class="center">',
+        f'<h2 class="sr-only">{w["others"]}</h2>{boxes}\n</section>\n<div class="center">',
     ]
     if b["phase"] in ("setup", "play"):
         out.append(piles_html(b, ctx["urls"], csrf, version, memo, w))
@@ -241,8 +271,9 @@ def _build_forms(urls: dict, w: dict) -> dict[str, str]:
     )
     leave = esc(urls["leave"])
     return {
+        # A named form is a form landmark (a <form> may not be a group).
         "reactions": f'<form method="post" action="{react}" hx-post="{react}" hx-swap="none" '
-        f'class="reactions" role="group" aria-label="{w["reactions"]}">\n'
+        f'class="reactions" aria-label="{w["reactions"]}">\n'
         f'<input type="hidden" name="csrf_token" value="\0">{buttons}</form>',
         "leave": f'<form method="post" action="{leave}" hx-post="{leave}" '
         f'hx-confirm="{w["leave_confirm"]}" class="leave">\n'

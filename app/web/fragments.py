@@ -194,8 +194,9 @@ def my_grid_html(rows, label: str, move_url: str, version, csrf: str) -> str:
             )
     url = esc(move_url)
     return (
+        # Named, the form is a form landmark (a <form> may not be a group).
         f'<form method="post" action="{url}" hx-post="{url}" class="grid mine act-{kind}" '
-        f'role="group" aria-label="{esc(label)}" style="--cols:{cols}">\n'
+        f'aria-label="{esc(label)}" style="--cols:{cols}">\n'
         f'<input type="hidden" name="csrf_token" value="{esc(csrf)}">'
         f'<input type="hidden" name="version" value="{esc(version)}">'
         f'<input type="hidden" name="type" value="{kind}">{"".join(parts)}</form>'

@@ -19,7 +19,7 @@ from ..engine import RuleSet, view
 from ..i18n import gettext as _
 from ..i18n import ngettext
 from ..models import Seat
-from ..tables import Snapshot
+from ..tables import Snapshot, rematch_seats, rematch_starter
 from .fragments import card_html, card_tone, cells, grid_html, my_grid_html, opponent_html
 from .outcome import a, log_line, ranking, round_result
 
@@ -85,10 +85,16 @@ class Shared:
             }
             for s in snap.seats
         )
-        rematch = self.votes.get("rematch", [])
-        self.rematch_names = tuple(s["name"] for s in self.seats if s["id"] in rematch)
-        # As the server decides: the bots and the players who chose it, 2 at least.
-        self.rematch_ready = sum(s["bot"] is not None or s["id"] in rematch for s in self.seats) > 1
+        # As the server decides (app.tables.playing): who starts the rematch, and who
+        # would play it if it started now (2 at least to start).
+        starter, self.rematch_in = None, ()
+        if table.status == table.FINISHED:
+            starter = rematch_starter(table, snap.seats, snap.game)
+            in_it = rematch_seats(table, snap.seats, snap.game)
+            self.rematch_in = tuple((s.id, i18n.person(s.name)) for s in in_it)
+        self.rematch_starter = starter.id if starter is not None else None
+        self.rematch_starter_name = i18n.person(starter.name) if starter is not None else None
+        self.rematch_ready = len(self.rematch_in) > 1
         self.banners: dict[tuple, dict] = {}  # see `board`
         if self.game is None:
             return
@@ -229,7 +235,10 @@ def board(shared: Shared, me: Seat | None, mode: str | None = None) -> dict:
         "voted_next": my_seat_id in votes.get("next", []),
         "next_votes": len(votes.get("next", [])),
         "opted_rematch": my_seat_id in votes.get("rematch", []),
-        "rematch_names": shared.rematch_names,
+        "starts_rematch": my_seat_id is not None and my_seat_id == shared.rematch_starter,
+        "rematch_starter": shared.rematch_starter_name,
+        # Who else is in (the reader is never named to themselves).
+        "rematch_others": [name for sid, name in shared.rematch_in if sid != my_seat_id],
         "rematch_ready": shared.rematch_ready,
         "show_totals": v["rules"]["show_running_score"] or phase == "game_over",
         "forfeited": my_id in game.forfeited if my_id else False,

@@ -11,6 +11,7 @@ import random
 import re
 import time
 
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Locator, Page, expect
 
 PHONE = {
@@ -352,10 +353,33 @@ def horizontal_overflow(page: Page) -> int:
     )
 
 
+AXE = Axe()  # axe-core, as the axe-playwright-python package ships it
+
+
+def axe_violations(page: Page) -> list[str]:
+    """Every rule axe-core finds broken on the page now, whatever its impact (minor
+    ones too), each with the elements that break it."""
+    found = AXE.run(page).response["violations"]
+    return [
+        f"axe {v['id']} ({v['impact']}): {v['help']}: "
+        + "; ".join(node["html"][:160] for node in v["nodes"][:5])
+        for v in found
+    ]
+
+
+def headings_one(page: Page) -> list[str]:
+    """A page names itself in exactly one <h1>."""
+    texts = page.locator("h1").all_inner_texts()
+    if len(texts) != 1:
+        return [f"{len(texts)} h1 headings (one expected): {texts}"]
+    return []
+
+
 def audit(page: Page, where: str) -> list[str]:
     """Every problem the checks find on this page now, each prefixed with `where`."""
     settle(page)
     problems = unnamed_controls(page) + card_label_problems(page) + small_targets(page)
+    problems += axe_violations(page) + headings_one(page)
     overflow = horizontal_overflow(page)
     if overflow:
         problems.append(f"the document is {overflow}px wider than the viewport")

@@ -110,7 +110,10 @@ def test_a_whole_game_three_people_and_a_bot(browser, seed):
         assert doc.by_id("final-h").text() == winner_text(ranking)
         me = doc.find("ol", cls="ranking").find("li", cls="me")
         assert b.name in me.text()
-        assert form_posting_to(doc, "/rematch") is not None
+        # The host starts the rematch (the bot makes two); the guests may choose it.
+        host = b is people[0]
+        assert (form_posting_to(doc, "/rematch/start") is not None) is host
+        assert (form_posting_to(doc, "/rematch") is not None) is not host
         assert form_posting_to(doc, "/leave") is None
         assert form_posting_to(doc, "/move") is None
         # The last round's results stay visible above the ranking.
@@ -205,21 +208,28 @@ def test_rematch_with_the_players_who_opt_in(browser, reseat):
     lobby_order = [seat_of(code, n).player_id for n in ("Ann", "Bob", "Cat", "Gobbler")]
     check_seating(first, lobby_order, reseat)
 
-    # Bob opts in first: he may then start it himself.
+    # Bob opts in first: he is in with the host and the bot (never named to himself),
+    # and waits for the host; a start he makes by hand is refused and changes nothing.
     bob_doc = parse(bob.page())
     players[1].submit(form_posting_to(bob_doc, "/rematch"))
     doc = parse(bob.page())
-    assert "You are in for a rematch with Bob." in doc.text()
-    assert form_posting_to(doc, "/rematch/start") is not None
+    assert "You are in for a rematch with Ann and Gobbler." in doc.text()
+    assert "Waiting for Ann to start the rematch." in doc.text()
+    assert form_posting_to(doc, "/rematch/start") is None
+    before = snapshot(code)
+    response = bob.post(f"/t/{code}/rematch/start", {"version": bob.version()})
+    assert response.status_code == 403
+    assert "Only Ann can start the rematch." in parse(response.get_data(as_text=True)).text()
+    assert snapshot(code) == before
+    # Cat sees who is in; Ann (who never needs to choose) starts it.
+    cat_doc = parse(cat.page())
+    assert "Ready for a rematch: Ann, Bob, and Gobbler" in cat_doc.text()
+    cat_form = form_posting_to(cat_doc, "/rematch")
     doc = parse(ann.page())
-    assert "Ready for a rematch: Bob" in doc.text()
-    players[0].submit(form_posting_to(doc, "/rematch"))
-    assert sorted(table_row(code).votes["rematch"]) == sorted(
-        [seat_of(code, "Ann").id, seat_of(code, "Bob").id]
-    )
-    cat_form = form_posting_to(parse(cat.page()), "/rematch")
-    doc = parse(bob.page())
-    players[1].submit(form_posting_to(doc, "/rematch/start"))
+    assert "Ready for a rematch: Bob and Gobbler" in doc.text()
+    assert form_posting_to(doc, "/rematch") is None
+    assert table_row(code).votes["rematch"] == [seat_of(code, "Bob").id]
+    players[0].submit(form_posting_to(doc, "/rematch/start"))
     # Cat presses "Play again" on her old page after the game began without her: she is
     # told so, and nothing changes.
     before = snapshot(code)
