@@ -245,4 +245,10 @@ def init_app(app) -> DueScheduler:
     broker.on_events(fanout.event)  # events (reactions) from other processes
     broker.listen(fanout.received, fanout.resync)
     app.extensions["skymo_broker"] = broker
-    return DueScheduler(automation.next_automatic, automation.run_automatic, store.current)
+    return DueScheduler(
+        automation.next_automatic,
+        automation.run_automatic,
+        store.current,
+        served=hub.codes,
+        warm=presence.present,
+    )

@@ -79,5 +79,9 @@ def _columns(cursor, model) -> list[tuple[int, str, object]]:
 
 def for_update(query):
     """`query` locking the rows it reads until the transaction ends, on PostgreSQL (where
-    many processes write); SQLite has one writer, and its write transaction is the lock."""
-    return query.for_update() if on_postgres() else query
+    many processes write); SQLite has one writer, and its write transaction is the lock.
+
+    FOR NO KEY UPDATE: their keys stay, so a row referring to one (a table's due row)
+    is inserted elsewhere without waiting for the lock. Waiting, such an insert
+    deadlocked with the change holding the lock, which writes that due row too."""
+    return query.for_update("FOR NO KEY UPDATE") if on_postgres() else query

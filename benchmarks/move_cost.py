@@ -235,8 +235,12 @@ def run(args, config: dict) -> None:
     meter.wrap(step, "save", "save")
     meter.wrap(db.obj, "commit", "commit")
     meter.wrap(hub, "publish", "push")
-    # The scheduler in use (the module's, not the package's in-process `scheduler`).
-    meter.wrap(sys.modules["app.tables.scheduler"]._active, "wake", "schedule")
+    # The scheduler in use (the module's, not the package's in-process `scheduler`): after
+    # the commit, and in the change's transaction (the multi-process mode's due row).
+    active = sys.modules["app.tables.scheduler"]._active
+    meter.wrap(active, "wake", "schedule")
+    if hasattr(active, "within"):
+        meter.wrap(active, "within", "schedule")
     meter.wrap(table_views, "render_table", "answer")
 
     server = ServerClock(app)

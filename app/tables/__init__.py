@@ -98,7 +98,7 @@ def init_app(app) -> None:
     settings.next_round_seconds = float(app.config.get("NEXT_ROUND_SECONDS", 20))
     settings.inline_bots = bool(app.config.get("INLINE_BOTS", False))
     step.set_transport(_forget_closed)
-    step.set_scheduler(schedule)
+    step.set_scheduler(schedule, scheduler_module.within, scheduler_module.prepare)
     active = scheduler
     if app.config.get("REDIS_URL"):
         from .. import cluster  # PostgreSQL + Redis: many processes

@@ -56,6 +56,13 @@ class Scheduler:
             heapq.heappush(self._heap, (due[0], code))
             self._cond.notify()
 
+    def within(self, snap: Snapshot) -> None:
+        """In a change's transaction: nothing to write (the next step is kept in memory,
+        after the commit)."""
+
+    def prepare(self, code: str) -> None:
+        """Before a change: nothing to read."""
+
     def pending(self) -> int:
         with self._cond:
             return len(self._due)
@@ -110,7 +117,8 @@ _active = scheduler  # the multi-process mode runs app.due.DueScheduler instead
 
 
 def use(active) -> None:
-    """The scheduler that `wake` and `schedule` hand tables to (start, wake)."""
+    """The scheduler that `wake`, `schedule`, `within` and `prepare` hand tables to
+    (start, wake, within, prepare)."""
     global _active
     _active = active
 
@@ -133,3 +141,16 @@ def schedule(snap: Snapshot) -> None:
             _inline.running = False
         return
     _active.wake(snap.code, snap)
+
+
+def within(snap: Snapshot) -> None:
+    """In a change's transaction, after its write: the multi-process scheduler writes the
+    table's next step there (app.due), so it commits, or not, with the change."""
+    if not settings.inline_bots:
+        _active.within(snap)
+
+
+def prepare(code: str) -> None:
+    """Before a change: what `within` will need, read outside the transaction."""
+    if not settings.inline_bots:
+        _active.prepare(code)

@@ -1,10 +1,11 @@
 """The one change path. Every command and every timer goes through `change`:
 
-    lock -> load -> check the version (where the page matters) -> act -> save -> commit
+    lock -> load -> check the version (where the page matters) -> act -> save
+    -> note what follows (in the transaction) -> commit
     -> publish the saved snapshot -> schedule what follows
 
 The transport (who receives the published snapshot) and the scheduler are set by
-`init_app` behind two small functions, so another process layout can replace them."""
+`init_app` behind small functions, so another process layout can replace them."""
 
 from __future__ import annotations
 
@@ -59,9 +60,14 @@ class Unchanged(Exception):
 
 
 # Set by init_app: publish(snapshot, what) pushes a committed snapshot to its sockets;
-# schedule(snapshot) looks at what the table does by itself next.
+# schedule(snapshot) looks at what the table does by itself next; within(snapshot), in
+# the change's transaction after its write, writes that next step with it where it is
+# stored (the multi-process mode's `due` row: a change that commits always has its
+# follow-up); prepare(code), before the transaction, reads what that needs (presence).
 _publish: Callable[[Snapshot, str], None] = lambda snap, what: None  # noqa: E731
 _schedule: Callable[[Snapshot], None] = lambda snap: None  # noqa: E731
+_within: Callable[[Snapshot], None] = lambda snap: None  # noqa: E731
+_prepare: Callable[[str], None] = lambda code: None  # noqa: E731
 
 
 def set_transport(publish: Callable[[Snapshot, str], None]) -> None:
@@ -69,9 +75,15 @@ def set_transport(publish: Callable[[Snapshot, str], None]) -> None:
     _publish = publish
 
 
-def set_scheduler(schedule: Callable[[Snapshot], None]) -> None:
-    global _schedule
+def set_scheduler(
+    schedule: Callable[[Snapshot], None],
+    within: Callable[[Snapshot], None] | None = None,
+    prepare: Callable[[str], None] | None = None,
+) -> None:
+    global _schedule, _within, _prepare
     _schedule = schedule
+    _within = within or (lambda snap: None)
+    _prepare = prepare or (lambda code: None)
 
 
 def change(
@@ -80,6 +92,7 @@ def change(
     """Run `act` on the table as one change and return the committed snapshot. `act`
     raises TableError (nothing changes) or Unchanged (None is returned)."""
     code = (code or "").strip().upper()
+    _prepare(code)
     done = None
     if on_postgres():
         # First on the newest snapshot this process knows (no row read: one round trip
@@ -122,6 +135,7 @@ def _commit(code, act, version, missing_ok, optimistic=False):
         ch = Change(snap)
         act(ch)
         save(ch)
+        _within(snap)
     return snap, ch.what
 
 
