@@ -16,6 +16,7 @@ from flask_babel import gettext as _
 
 from .engine import DOWN, GONE, RecordError
 from .engine.record import FORMAT, replay_steps
+from .record_messages import explain, short
 from .web.outcome import log_line, round_result
 from .web.presenter import card_tone
 
@@ -47,7 +48,7 @@ def parse_upload(data: bytes) -> dict:
     if not data.strip():
         raise ReplayError(_("Choose a %(format)s file to open.", format=FORMAT))
     try:
-        record = json.loads(data.decode("utf-8"))
+        record = json.loads(data.decode("utf-8-sig"))  # a byte order mark is no fault
     except UnicodeDecodeError:
         raise ReplayError(_("This file is not JSON: it is not even text.")) from None
     except json.JSONDecodeError as exc:
@@ -58,15 +59,21 @@ def parse_upload(data: bytes) -> dict:
                 col=exc.colno,
             )
         ) from None
+    except ValueError:  # an integer of thousands of digits: Python refuses to read it
+        raise ReplayError(_("This file holds a number far too long for a game record.")) from None
+    except RecursionError:
+        raise ReplayError(_("This file is nested far too deeply for a game record.")) from None
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         found = record.get("format") if isinstance(record, dict) else None
-        raise ReplayError(
-            _(
-                "This is JSON but not a %(format)s record (its format is %(found)s).",
-                format=FORMAT,
-                found=json.dumps(found),
+        if isinstance(found, str) and found.strip():
+            raise ReplayError(
+                _(
+                    "This is JSON but not a %(format)s record (its format is %(found)s).",
+                    format=FORMAT,
+                    found=json.dumps(short(found), ensure_ascii=False),
+                )
             )
-        )
+        raise ReplayError(_("This is JSON but not a %(format)s record.", format=FORMAT))
     return record
 
 
@@ -91,23 +98,6 @@ def too_large() -> str:
     return _("This file is too large: a record has at most %(n)d KB.", n=MAX_BYTES // 1000)
 
 
-def explain(exc: RecordError) -> str:
-    if exc.move_number is not None:
-        return _(
-            "The rules refuse round %(round)d, move %(move)d: %(reason)s",
-            round=exc.round_number,
-            move=exc.move_number,
-            reason=exc.reason.split(": ", 1)[-1],
-        )
-    if exc.reason.startswith(("not a", "bad header")) or "malformed" in exc.reason:
-        return _(
-            "This is not a well-formed %(format)s record: %(reason)s",
-            format=FORMAT,
-            reason=exc.reason,
-        )
-    return _("This record does not replay under the rules: %(reason)s", reason=exc.reason)
-
-
 def replay_at(record: dict, step: int) -> Replay:
     """The game at `step` (clamped to the game's steps). One pass over the record: the
     board is taken at `step`, the rest only counts steps and marks round boundaries."""
@@ -115,6 +105,7 @@ def replay_at(record: dict, step: int) -> Replay:
     count = 0
     rounds: list[dict] = []
     log_seen = 0
+    game = None
     try:
         for game, info in replay_steps(record):
             if info["kind"] == "start":
@@ -130,7 +121,7 @@ def replay_at(record: dict, step: int) -> Replay:
             log_seen = len(log)
             count += 1
     except RecordError as exc:
-        raise ReplayError(explain(exc)) from None
+        raise ReplayError(explain(exc, game)) from None
     if shown is None:
         raise ReplayError(_("This record has no round to replay."))
     if step >= count:  # past the end: the last step (taken again, cheaply enough)

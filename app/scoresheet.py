@@ -17,6 +17,7 @@ from .engine import DECK
 from .engine.rules import BOUNDS, MAX_PLAYERS, MIN_PLAYERS, Penalty, RuleError
 from .engine.scoring import ender_penalised, round_scores, shared_ranks
 from .models import ScoreSheet, SheetRound, db, utcnow
+from .tables.validation import rule_message, unshowable
 
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # read aloud: no 0/O, 1/I
 NAME_MAX = 20
@@ -93,22 +94,55 @@ def sheet_tally(sheet: ScoreSheet, rounds: list[SheetRound] | None = None) -> Ta
 
 
 # ----- reading forms ------------------------------------------------------------------
+PLAYER_FIELD = re.compile(r"player-(\d+)", re.ASCII)
+ENDER_FIELD = re.compile(r"\d{1,2}", re.ASCII)
+
+
+def sent_names(form) -> list[tuple[str, str]]:
+    """(field, name) for every name a form sends, in the order of its fields: the page's
+    player-1 … player-8 and whatever a hand-made request adds (player-9, a field sent
+    twice). None is left out: a name too many refuses the sheet, it is not dropped."""
+    fields = []
+    for key in form:
+        if not key.startswith("player-"):
+            continue
+        number = PLAYER_FIELD.fullmatch(key)
+        order = (0, len(number.group(1)), number.group(1)) if number else (1, 0, "")
+        values = form.getlist(key) if hasattr(form, "getlist") else [form[key]]
+        fields.append((order, key, values))
+    fields.sort(key=lambda f: f[0])  # stable: other names stay in the order sent
+    out = []
+    for _order, key, values in fields:
+        for value in values:
+            name = " ".join(str(value).split())
+            if name:
+                out.append((key, name))
+    return out
+
+
 def parse_players(form) -> list[str]:
     names, errors, seen = [], {}, set()
-    for i in range(1, MAX_PLAYERS + 1):
-        name = " ".join(form.get(f"player-{i}", "").split())
-        if not name:
-            continue
+    shown = {f"player-{i}" for i in range(1, MAX_PLAYERS + 1)}  # the page's fields
+    for field, name in sent_names(form):
+        if field not in shown:
+            field = "player-1"  # where a hand-made field's message can be read
         if len(name) > NAME_MAX:
-            errors[f"player-{i}"] = _("A name has at most %(n)d characters.", n=NAME_MAX)
+            errors.setdefault(field, _("A name has at most %(n)d characters.", n=NAME_MAX))
+        elif unshowable(name):
+            errors.setdefault(field, _("That name has characters we cannot show."))
         elif name.casefold() in seen:
-            errors[f"player-{i}"] = _("Two players cannot have the same name.")
+            errors.setdefault(field, _("Two players cannot have the same name."))
         seen.add(name.casefold())
         names.append(name)
-    if not errors and not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
-        errors["player-1"] = _(
-            "Write the names of %(low)d to %(high)d players.", low=MIN_PLAYERS, high=MAX_PLAYERS
-        )
+    # Too many names is said first (whatever else is wrong), too few once names are right.
+    if len(names) > MAX_PLAYERS or (not errors and len(names) < MIN_PLAYERS):
+        errors = {
+            "player-1": _(
+                "Write the names of %(low)d to %(high)d players.",
+                low=MIN_PLAYERS,
+                high=MAX_PLAYERS,
+            )
+        }
     if errors:
         raise SheetError(errors)
     return names
@@ -144,7 +178,7 @@ def parse_settings(form) -> tuple[int, dict | None]:
             try:
                 penalty = asdict(Penalty(mode, mul, flat))
             except RuleError as exc:  # the engine's own check of the penalty as a whole
-                errors["penalty_mode"] = exc.message
+                errors["penalty_mode"] = rule_message(exc)
     if errors:
         raise SheetError(errors)
     return end, penalty
@@ -159,7 +193,7 @@ def parse_round(form, players: list[str]) -> tuple[list[int], int | None]:
     ender = None
     if ender_text == "none":
         ender = None
-    elif ender_text.isdigit() and 1 <= int(ender_text) <= len(players):
+    elif ENDER_FIELD.fullmatch(ender_text) and 1 <= int(ender_text) <= len(players):
         ender = int(ender_text) - 1
     else:
         errors["ender"] = _("Choose who ended the round, or nobody.")

@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 from .actions import DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
-from .game import DECK, GAME_OVER, PLAY, ROUND_OVER, SCORING, Game, IllegalMove, Player
-from .rules import RuleSet
+from .game import GAME_OVER, PLAY, ROUND_OVER, SCORING, Game, IllegalMove
+from .record_checks import (
+    MOVE_TYPES,
+    BadMove,
+    RecordError,
+    header,
+    is_a,
+    move_cell,
+    move_value,
+    round_data,
+)
 
 FORMAT = "skymo.game/1"
 # The game keeps a forfeit made after its round was scored in that round's moves, marked
@@ -13,17 +22,6 @@ FORMAT = "skymo.game/1"
 # of it applies it after the result (docs/design.md, "Game records").
 AFTER_RESULT = "after_result"
 AFTER_LAST_ROUND = "after_last_round"
-
-
-class RecordError(ValueError):
-    """A record that is malformed or does not replay under the rules. A move the rules
-    refuse names its round and move (1-based) in `round_number` and `move_number`."""
-
-    def __init__(self, message: str, round_number: int | None = None, move_number=None):
-        super().__init__(message)
-        self.round_number = round_number
-        self.move_number = move_number
-        self.reason = message
 
 
 def to_record(game: Game) -> dict:
@@ -98,66 +96,56 @@ def replay_steps(record: dict):
     round, it is a "move" of that round made before its "deal" (the game still shows
     the scored round); listed in `after_last_round`, a "move" of the last round."""
     if not isinstance(record, dict) or record.get("format") != FORMAT:
-        raise RecordError(f"not a {FORMAT} record")
-    try:
-        rules = RuleSet.from_dict(record["rules"])
-        players = [Player(p["id"], p["name"], p.get("bot")) for p in record["players"]]
-        game = Game(
-            players, rules, seed=record.get("id", ""), game_id=record.get("id", ""), deal=False
+        raise RecordError(f"not a {FORMAT} record", problem="format")
+    rules, players, rounds = header(record)
+    after_last = record.get(AFTER_LAST_ROUND, [])
+    if not isinstance(after_last, list):
+        raise RecordError(
+            f"bad header: {AFTER_LAST_ROUND} is not a list", problem="wrong", field=AFTER_LAST_ROUND
         )
-        game.hold_scoring = True
-        rounds = list(record["rounds"])
-        after_last = list(record.get(AFTER_LAST_ROUND, []))
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise RecordError(f"bad header: {exc}") from exc
+    game = Game(players, rules, seed=record.get("id", ""), game_id=record.get("id", ""), deal=False)
+    game.hold_scoring = True
     yield game, {"kind": "start", "round": 0}
     previous = None
     for position, rnd_data in enumerate(rounds, start=1):
-        try:
-            number = rnd_data["number"]
-            deck = _deck_of(rules, rnd_data)
-            moves = list(rnd_data["moves"])
-            seating = list(rnd_data["seating"])
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise RecordError(f"round {position}: malformed ({exc!r})", position) from exc
-        if number != position:
-            raise RecordError(f"round {position} is numbered {number!r}", position)
-        if sorted(deck) != sorted(DECK):
-            raise RecordError(f"round {number}: the deal is not the 150-card deck", number)
+        # Forfeits after the previous round was scored, by players this round no longer
+        # seats: listed first, made before its deal.
+        between = _leading_forfeits(rnd_data) if game.phase in (SCORING, ROUND_OVER) else []
+        leavers = {m["player"] for m in between}
+        active = [p for p in game.active() if p not in leavers]
+        deck, moves = round_data(rules, rnd_data, position, active)
+        number = position
         if game.phase == SCORING:
             game.score_round()
             _check_result(game, previous)
             yield game, {"kind": "result", "round": previous["number"]}
-        # Forfeits after the previous round was scored, by players this round no longer
-        # seats: made before its deal.
-        between = 0
-        while (
-            game.phase == ROUND_OVER
-            and between < len(moves)
-            and _left_before(moves[between], seating)
-        ):
-            yield _replay_move(game, moves[between], number, between)
-            between += 1
+        for index, move in enumerate(between):
+            yield _replay_move(game, move, number, index)
+        if game.phase == GAME_OVER:
+            raise RecordError(
+                f"round {number} comes after the end of the game", number, problem="over"
+            )
         if game.rounds and game.phase != ROUND_OVER:
-            raise RecordError(f"round {number}: the previous round did not end", number)
+            raise RecordError(
+                f"round {number}: the previous round did not end", number, problem="unfinished"
+            )
         try:
-            if sorted(seating) != sorted(game.active()):
-                raise RecordError(
-                    f"round {number}: the seating is {seating}, but the players still in "
-                    f"the game are {game.active()}",
-                    number,
-                )
             starter = rnd_data.get("starter")
-            if starter is not None and starter not in seating:
-                raise RecordError(f"round {number}: the starter {starter} is not seated", number)
-            game.start_next_round(seating=seating, deck=deck, starter=starter)
+            if starter is not None and starter not in rnd_data["seating"]:
+                raise RecordError(
+                    f"round {number}: the starter is not seated",
+                    number,
+                    problem="wrong",
+                    field="starter",
+                )
+            game.start_next_round(seating=rnd_data["seating"], deck=deck, starter=starter)
         except (IllegalMove, KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, RecordError):
                 raise
-            reason = exc.reason if isinstance(exc, IllegalMove) else repr(exc)
-            raise RecordError(f"round {number}: {reason}", number) from exc
+            # Not expected once round_data has checked the round: said without details.
+            raise RecordError(f"round {number}: cannot be dealt ({exc})", number) from exc
         yield game, {"kind": "deal", "round": number}
-        for index in range(between, len(moves)):
+        for index in range(len(between), len(moves)):
             move = moves[index]
             # Older records: a forfeit after the scoring stays in the scored round's
             # moves, marked (docs/design.md).
@@ -179,72 +167,112 @@ def replay_steps(record: dict):
             isinstance(move, dict) and move.get("type") == "forfeit"
         ):
             raise RecordError(
-                f"{AFTER_LAST_ROUND}, move {index + 1} ({move}): only forfeits made after "
-                "the last round was scored, while the game went on, come there",
+                f"{AFTER_LAST_ROUND}, move {index + 1}: only forfeits made after the last "
+                "round was scored, while the game went on, come there",
                 last,
+                problem="wrong",
+                field=AFTER_LAST_ROUND,
             )
-        yield _replay_move(game, move, last, index, AFTER_LAST_ROUND)
+        yield _replay_move(game, move, last, index)
     game.hold_scoring = False
 
 
-def _left_before(move, seating: list[str]) -> bool:
-    """A forfeit by a player the round does not seat: made before its deal."""
-    return (
-        isinstance(move, dict)
-        and move.get("type") == "forfeit"
-        and (move.get("player") not in seating)
-    )
+def _leading_forfeits(rnd_data) -> list[dict]:
+    """The forfeits a round lists first by players it does not seat: made after the
+    previous round was scored, before this one's deal."""
+    if not isinstance(rnd_data, dict):
+        return []
+    moves, seating = rnd_data.get("moves"), rnd_data.get("seating")
+    if not isinstance(moves, list) or not isinstance(seating, list):
+        return []
+    found = []
+    for move in moves:
+        if not (
+            isinstance(move, dict)
+            and move.get("type") == "forfeit"
+            and isinstance(move.get("player"), str)
+            and move["player"] not in seating
+        ):
+            break
+        found.append(move)
+    return found
 
 
-def _replay_move(game: Game, move, number: int, index: int, where: str = "") -> tuple:
-    """Make move `index` (0-based) of round `number`, or of the list `where` names;
-    the step it is."""
+def _replay_move(game: Game, move, number: int, index: int) -> tuple:
+    """Make move `index` (0-based) of round `number`; the step it is."""
     try:
         _apply_move(game, move)
-    except (IllegalMove, KeyError, TypeError, ValueError, AttributeError) as exc:
-        reason = exc.reason if isinstance(exc, IllegalMove) else repr(exc)
-        if where:
-            raise RecordError(f"{where}, move {index + 1} ({move}): {reason}", number) from exc
+    except RecordError:
+        raise
+    except BadMove as exc:
         raise RecordError(
-            f"round {number}, move {index + 1} ({move}): {reason}", number, index + 1
+            f"round {number}, move {index + 1}: {exc}",
+            number,
+            index + 1,
+            problem=exc.problem,
+            field=exc.field,
+            found=exc.found,
+            move=move,
+        ) from None
+    except IllegalMove as exc:
+        raise RecordError(
+            f"round {number}, move {index + 1} ({_move_text(move)}): {exc.reason}",
+            number,
+            index + 1,
+            problem="illegal",
+            move=move,
+            reason=exc.reason,
+        ) from exc
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        # Not expected once _apply_move has checked the move: said without details.
+        raise RecordError(
+            f"round {number}, move {index + 1}: cannot be replayed ({exc})",
+            number,
+            index + 1,
         ) from exc
     return game, {"kind": "move", "round": number, "move": index + 1, "data": move}
 
 
-def _deck_of(rules: RuleSet, rnd_data: dict) -> list[int]:
-    deck: list[int] = []
-    for p in rnd_data["seating"]:
-        rows = rnd_data["grids"][p]
-        if len(rows) != rules.rows or any(len(r) != rules.cols for r in rows):
-            raise RecordError(f"round {rnd_data['number']}: grid of {p} has the wrong shape")
-        for row in rows:
-            deck.extend(row)
-    return deck + list(rnd_data["discard"]) + list(rnd_data["draw_pile"])
+def _move_text(move: dict) -> str:
+    return f"{move.get('type')} by {move.get('player')}" if "player" in move else move.get("type")
 
 
-def _apply_move(game: Game, move: dict) -> None:
-    kind = move["type"]
+def _apply_move(game: Game, move) -> None:
+    if not isinstance(move, dict):
+        raise BadMove("not a dict", "wrong", "move")
+    kind = move_value(move, "type", (str,))
+    if kind not in MOVE_TYPES:
+        raise BadMove(f"unknown move type {kind!r}", "kind", "type", kind)
     if kind == "reshuffle":
+        order = move_value(move, "draw_pile", (list,))
+        if not all(is_a(card, (int,)) for card in order):
+            raise BadMove("its draw_pile holds something other than cards", "wrong", "draw_pile")
         if game.round.draw_pile:
             raise IllegalMove("a reshuffle while the draw pile still has cards")
-        game.reshuffle(list(move["draw_pile"]))
+        game.reshuffle(list(order))
         return
-    player = move["player"]
+    player = move_value(move, "player", (str,))
+    if not player.strip():
+        raise BadMove("its player is blank", "wrong", "player")
     if kind == "reveal":
-        game.apply(player, Reveal(move["row"], move["col"]))
+        game.apply(player, Reveal(*move_cell(move)))
     elif kind == "take_discard":
-        game.apply(player, TakeDiscard(move["row"], move["col"]))
+        game.apply(player, TakeDiscard(*move_cell(move)))
     elif kind == "draw":
-        game.apply(player, Draw())
-        if move["keep"]:
-            game.apply(player, KeepDrawn(move["row"], move["col"]))
+        if move_value(move, "keep", (bool,)):
+            cell = move_cell(move)
+            game.apply(player, Draw())
+            game.apply(player, KeepDrawn(*cell))
         else:
             flip = move.get("flip")
+            if flip is not None and not (
+                isinstance(flip, list) and len(flip) == 2 and all(is_a(v, (int,)) for v in flip)
+            ):
+                raise BadMove("its flip is not a row and a column", "wrong", "flip")
+            game.apply(player, Draw())
             game.apply(player, DiscardDrawn(tuple(flip) if flip is not None else None))
-    elif kind == "forfeit":
-        game.apply(player, Forfeit())
     else:
-        raise IllegalMove(f"unknown move type {kind!r}")
+        game.apply(player, Forfeit())
 
 
 def _check_starter(rnd, rnd_data: dict) -> None:
@@ -256,15 +284,26 @@ def _check_starter(rnd, rnd_data: dict) -> None:
     if recorded == first or (first is None and recorded in (rnd.starter, rnd.turn)):
         return
     played = f"{first} played the first turn" if first else "nobody played a turn"
-    raise RecordError(f"round {rnd.number}: the starter is {recorded}, but {played}")
+    raise RecordError(
+        f"round {rnd.number}: the starter is {recorded}, but {played}",
+        rnd.number,
+        problem="starter",
+        found=recorded,
+        expected=first,
+    )
 
 
 def _check_result(game: Game, rnd_data: dict) -> None:
     """A recorded result must be the one the rules give (checked once it is scored)."""
     if "result" not in rnd_data or game.phase == SCORING:
         return
-    mine = game.round.result
+    rnd = game.round
+    mine = rnd.result
     if mine != rnd_data["result"]:
         raise RecordError(
-            f"round {rnd_data['number']}: result {rnd_data['result']} but the rules give {mine}"
+            f"round {rnd.number}: the recorded result is not the one the rules give",
+            rnd.number,
+            problem="result",
+            found=rnd_data["result"],
+            expected=mine,
         )

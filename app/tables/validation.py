@@ -27,7 +27,7 @@ def clean_name(name, seats: list[Seat] | None = None, exclude: Seat | None = Non
     # Counted as a person sees characters (an emoji family is one), as the page does.
     if len(regex.findall(r"\X", name)) > NAME_MAX or len(name) > NAME_CODE_POINTS:
         raise TableError(_("A name has at most %(num)s characters.", num=NAME_MAX), field="name")
-    if any(ord(ch) < 32 for ch in name):
+    if unshowable(name):
         raise TableError(_("That name has characters we cannot show."), field="name")
     for seat in seats or ():
         if seat is not exclude and seat.name.casefold() == name.casefold():
@@ -36,6 +36,12 @@ def clean_name(name, seats: list[Seat] | None = None, exclude: Seat | None = Non
                 field="name",
             )
     return name
+
+
+def unshowable(name: str) -> bool:
+    """A control character: nothing a page can show (a tab or a newline is folded into
+    a space before this is asked)."""
+    return any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in name)
 
 
 def parse_rules(form) -> RuleSet:
@@ -111,6 +117,9 @@ def rule_message(exc: RuleError) -> str:
         "cols": _("Columns"),
         "initial_flips": _("Cards turned at the start"),
         "end_score": _("End score"),
+        "clear_rows": _("Rows clear"),
+        "show_running_score": _("Running totals"),
+        "penalty": _("Penalty"),
         "penalty.mode": _("Penalty"),
         "penalty.multiplier": _("Multiplier"),
         "penalty.flat": _("Points added"),

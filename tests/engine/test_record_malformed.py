@@ -108,6 +108,14 @@ MOVES = ("rounds", 0, "moves")
         (lambda r: r["rounds"][0]["draw_pile"].append(0), "not the 150-card deck"),
         (_set(("rounds", 0, "grids", "p1"), [[12, 0, 1, -2]]), "wrong shape"),
         (_set(("rounds", 0, "grids", "p2"), [[1, 2], [3]]), "wrong shape"),
+        # values of the wrong type (once a TypeError or a KeyError, not a RecordError)
+        (_set(("rounds", 0, "discard"), "x"), "discard"),
+        (_set(("rounds", 0, "draw_pile"), {"a": 1}), "draw_pile"),
+        (_set(("rounds", 0, "grids", "p1"), 7), "wrong shape"),
+        (_set(("players", 0, "id"), "x"), "seating"),
+        (_set(("players", 0, "id"), 1), "players.1.id"),
+        (_set(("rounds", 0, "moves", 0), "reveal"), "move 1"),
+        (_set(("rounds", 0, "moves", 6, "flip"), "1,1"), "flip"),
     ],
 )
 def test_malformed_records_raise_record_error(change, message):
@@ -194,3 +202,52 @@ def test_take_discard_move_is_checked_against_the_grid():
     record["rounds"][0]["moves"][-1]["row"] = 5
     with pytest.raises(RecordError, match="There is no card at that position"):
         replay(record)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        _set(("rounds", 0, "grids", "p1", 1, 0), True),  # in place of a 1: equal to it
+        _set(("rounds", 0, "grids", "p1", 1, 0), 1.0),
+        _set((*MOVES, 1, "row"), True),  # row 1, written as true
+        _set((*MOVES, 7, "keep"), 1),
+        _set(("players", 1, "name"), {"first": "Robot"}),
+        _set(("players", 1, "name"), ""),
+        _set(("players", 1, "bot"), ["greedy"]),
+        _set(("rounds", 0, "number"), True),
+    ],
+)
+def test_values_of_the_wrong_type_are_refused_even_when_equal(change):
+    """JSON's true is 1 to Python, a float may equal a card: a record must say what it
+    means, as the format writes it."""
+    with pytest.raises(RecordError):
+        replay(mutate(change))
+
+
+def test_the_error_says_what_is_wrong_as_data():
+    """A page phrases it in its reader's words from these, never from the message."""
+    record = mutate(_set((*MOVES, 7, "player"), "p1"))
+    with pytest.raises(RecordError) as info:
+        replay(record)
+    err = info.value
+    assert (err.problem, err.round_number, err.move_number) == ("illegal", 1, 8)
+    assert err.reason == "It is Robot's turn" and err.move == record["rounds"][0]["moves"][7]
+    record = a_record()
+    record["rules"] = "rows=2"
+    with pytest.raises(RecordError) as info:
+        replay(record)
+    assert (info.value.problem, info.value.field, info.value.round_number) == (
+        "wrong",
+        "rules",
+        None,
+    )
+    record = mutate(_set(("rules", "cols"), 9))
+    with pytest.raises(RecordError) as info:
+        replay(record)
+    assert (info.value.problem, info.value.field) == ("rules", "rules.cols")
+    assert info.value.__cause__.field == "cols"
+    record = mutate(_set(("rounds", 0, "result", "scores", "p1"), 22))
+    with pytest.raises(RecordError) as info:
+        replay(record)
+    assert info.value.problem == "result" and info.value.found["scores"]["p1"] == 22
+    assert info.value.expected["scores"]["p1"] == 11

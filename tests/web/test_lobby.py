@@ -159,6 +159,8 @@ def test_create_public_table(browser):
         ("   \t ", "Type a name."),
         ("x" * 21, "A name has at most 20 characters."),
         ("bad\x01name", "That name has characters we cannot show."),
+        ("bad\x7fname", "That name has characters we cannot show."),  # DEL
+        ("bad\x9bname", "That name has characters we cannot show."),  # a C1 control
     ],
 )
 def test_create_refuses_a_bad_name(browser, name, message):

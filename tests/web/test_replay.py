@@ -151,7 +151,18 @@ def bad_move(record: dict) -> dict:
 
 @each(
     "kind",
-    ["not json", "not text", "wrong format", "array", "refused move", "too large", "no file"],
+    [
+        "not json",
+        "not text",
+        "wrong format",
+        "array",
+        "refused move",
+        "rules not a dict",
+        "no rules",
+        "huge number",
+        "too large",
+        "no file",
+    ],
 )
 def test_a_bad_upload_is_named_and_nothing_is_stored(browser, app, kind):
     b = browser()
@@ -169,7 +180,19 @@ def test_a_bad_upload_is_named_and_nothing_is_stored(browser, app, kind):
         data, expected = b"[]", "not a skymo.game/1 record"
     elif kind == "refused move":
         broken, move = bad_move(record)
-        data, expected = json.dumps(broken).encode(), f"The rules refuse round 1, move {move}:"
+        data = json.dumps(broken).encode()
+        mover = broken["rounds"][0]["moves"][move - 1]["player"]
+        name = next(p["name"] for p in record["players"] if p["id"] == mover)
+        expected = f"Round 1, move {move}: {name} turned over the card at row 1, column 1, but "
+    elif kind == "rules not a dict":  # Python's text was "dictionary update sequence ..."
+        data = json.dumps({**record, "rules": "3x4"}).encode()
+        expected = "The record's rules must be a set of options (rows, cols, end_score…)."
+    elif kind == "no rules":  # Python's text was "bad header: 'rules'"
+        data = json.dumps({k: v for k, v in record.items() if k != "rules"}).encode()
+        expected = "The record gives no rules."
+    elif kind == "huge number":  # a ValueError json.loads raises: once a 500
+        data = b'{"format": "skymo.game/1", "rules": ' + b"9" * 5000 + b"}"
+        expected = "a number far too long"
     elif kind == "too large":
         data = b" " * 1_100_000
         expected, status = "too large", 413
@@ -181,6 +204,49 @@ def test_a_bad_upload_is_named_and_nothing_is_stored(browser, app, kind):
     assert error is not None and expected in error.text(), response.data[-1500:]
     assert parse(response.data).by_id("replay") is None
     assert stored_rows() == before
+
+
+@each(
+    "lang, expected",
+    [
+        (
+            "en",
+            "Round 1, move {n}: {mover} drew a card and placed it at row {row}, column {col}, "
+            "but it is {turn}'s turn.",
+        ),
+        (
+            "fr",
+            "Manche 1, coup {n}\u00a0: {mover} a pioché une carte et l'a placée en rangée {row}, "
+            "colonne {col}, mais c'est au tour de {turn}.",
+        ),
+        (
+            "de",
+            "Runde 1, Zug {n}: {mover} hat eine Karte gezogen und in Reihe {row}, Spalte {col} "
+            "gelegt, aber {turn} ist am Zug.",
+        ),
+    ],
+)
+def test_a_move_out_of_turn_is_named_in_the_readers_language(browser, app, lang, expected):
+    """The issue's case: a draw by the player whose turn it is not, said as a sentence."""
+    record = a_record(2)
+    moves = record["rounds"][0]["moves"]
+    index = next(i for i, m in enumerate(moves) if m["type"] == "draw" and m["keep"])
+    names = {p["id"]: p["name"] for p in record["players"]}
+    turn = moves[index]["player"]
+    mover = next(p for p in names if p != turn)
+    moves[index]["player"] = mover
+    b = browser()
+    b.get(f"/replay?lang={lang}")
+    response = upload(b, json.dumps(record).encode())
+    assert response.status_code == 400
+    error = parse(response.data).by_id("record-error").text()
+    assert error == expected.format(
+        n=index + 1,
+        mover=names[mover],
+        turn=names[turn],
+        row=moves[index]["row"] + 1,
+        col=moves[index]["col"] + 1,
+    )
 
 
 def test_a_damaged_replay_form_and_a_missing_token_are_refused(browser, app):

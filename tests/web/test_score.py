@@ -83,6 +83,8 @@ def test_a_round_with_htmx_answers_the_sheet_partial(browser):
         ("score-1", "", "whole number"),
         ("ender", "9", "who ended"),
         ("ender", "", "who ended"),
+        ("ender", "\u00b2", "who ended"),  # a digit to str.isdigit, not to int()
+        ("ender", "1" * 5000, "who ended"),
         ("round_id", "short", "round id"),
     ],
 )
@@ -187,6 +189,8 @@ def test_the_game_ends_and_names_the_winner_and_refuses_more_rounds(browser):
         ({"player-2": "", "player-3": ""}, "player-1", "2 to 8 players"),
         ({"player-2": "emma"}, "player-2", "same name"),
         ({"player-3": "x" * 21}, "player-3", "at most 20"),
+        ({"player-2": "Ni\x07co"}, "player-2", "cannot show"),
+        ({"player-3": "Pat\x7f"}, "player-3", "cannot show"),
         ({"end_score": "9"}, "end_score", "from 10 to 1000"),
         ({"end_score": "1001"}, "end_score", "from 10 to 1000"),
         ({"penalty_mode": "triple"}, "penalty_mode", "penalties offered"),
@@ -203,6 +207,43 @@ def test_a_bad_new_sheet_gets_a_message_and_nothing_is_stored(browser, app, data
     error = parse(response.data).by_id(f"{field}-error")
     assert error is not None and message in error.text(), response.data[-3000:]
     assert ScoreSheet.select().count() == before
+
+
+NINE = [f"P{i}" for i in range(1, 10)]
+
+
+@each(
+    "data",
+    [
+        {f"player-{i}": name for i, name in enumerate(NINE, start=1)},  # the issue's case
+        {**{f"player-{i}": name for i, name in enumerate(NINE[:8], start=1)}, "player-12": "P9"},
+        {**{f"player-{i}": name for i, name in enumerate(NINE[:7], start=1)}, "player-8": NINE[7:]},
+        {**{f"player-{i}": name for i, name in enumerate(NINE[:8], start=1)}, "player-x": "P9"},
+    ],
+)
+def test_more_than_eight_names_are_refused_whatever_the_fields(browser, app, data):
+    """A hand-made request with a ninth name, in a field the page does not have or sent
+    twice, is refused with the page's message: no sheet of 8 dropping the ninth."""
+    b = browser()
+    b.get("/score")
+    before = ScoreSheet.select().count()
+    response = b.post("/score", {**SETTINGS, **data})
+    assert response.status_code == 400
+    error = parse(response.data).by_id("player-1-error")
+    assert error is not None and "2 to 8 players" in error.text(), response.data[-3000:]
+    assert ScoreSheet.select().count() == before
+
+
+def test_a_name_in_a_field_the_page_lacks_is_checked_and_its_message_shown(browser, app):
+    b = browser()
+    b.get("/score")
+    response = b.post("/score", {**THREE, **SETTINGS, "player-12": "y" * 21})
+    assert response.status_code == 400
+    error = parse(response.data).by_id("player-1-error")
+    assert error is not None and "at most 20" in error.text()
+    assert ScoreSheet.select().count() == 0
+    url = start(b, **{"player-12": "Zoe"})  # a fourth name, after the page's fields
+    assert ScoreSheet.get_by_id(url.rsplit("/", 1)[1]).players == ["Emma", "Nico", "Pat", "Zoe"]
 
 
 def test_the_sheet_states_and_enforces_the_rules_own_ranges(browser, monkeypatch):
