@@ -37,7 +37,7 @@ def test_a_reaction_shows_on_the_senders_area_for_everyone(server, new_context, 
     join(guest, invite, "Bea")
     start(host)
     sync([guest], version(host))
-    group = host.get_by_role("group", name="Reactions")
+    group = host.get_by_role("form", name="Reactions")
     expect(group.get_by_role("button")).to_have_count(6)
     click(host, group.get_by_role("button", name="Party"))
     on_guest = guest.locator(".opponent", has_text="Ann").get_by_role("img", name="Party")

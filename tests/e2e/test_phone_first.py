@@ -63,7 +63,7 @@ def test_start_uses_the_rules_form_as_it_stands(server, new_context, screenshots
     form.get_by_label("End score").fill("15")
     start(host)
     expect(host.locator(".roundline")).to_contain_text("To 15")
-    expect(host.get_by_role("group", name="Your grid").locator(".card")).to_have_count(6)
+    expect(host.get_by_role("form", name="Your grid").locator(".card")).to_have_count(6)
 
 
 # ----- 2. your turn is announced beyond the page ---------------------------------------
