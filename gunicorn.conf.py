@@ -23,14 +23,14 @@ def _module(name: str):
     """app/<name>.py alone, not the app package: importing the app in gunicorn's master
     would create its locks before gevent patches the workers."""
     spec = importlib.util.spec_from_file_location(
-        f"skymo_{name}", Path(__file__).parent / f"app/{name}.py"
+        f"skymo_{name.replace('/', '_')}", Path(__file__).parent / f"app/{name}.py"
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-deploy = _module("deploy")
+deploy = _module("settings")
 try:
     deploy.check()  # a wrong setup stops gunicorn at once, with the reason
     workers = deploy.workers()
@@ -40,7 +40,7 @@ except deploy.ConfigError as exc:
 bind = f"{os.environ.get('SKYMO_HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
 worker_class = os.environ.get("SKYMO_WORKER", "gevent")
 if worker_class == "gevent" and workers > 1 and os.environ.get("SKYMO_STEER", "1") != "0":
-    worker_class = _module("steering").SteeringWorker  # each table's connections on one
+    worker_class = _module("web/steering").SteeringWorker  # each table's connections on one
 threads = int(os.environ.get("SKYMO_THREADS", "2500"))
 # Above `threads`, so that keep-alive HTTP connections are possible next to the sockets;
 # for gevent, the number of concurrent connections (sockets included).
@@ -57,13 +57,13 @@ os.environ.setdefault("GEVENT_TRACK_GREENLET_TREE", "false")
 
 def post_worker_init(worker):
     """Once the app is loaded in the worker: its garbage collector set for a server's
-    heap (app.serving.tune_gc: the periodic latency bursts were full collections) and its
+    heap (app.web.serving.tune_gc: the periodic latency bursts were full collections) and its
     young generations collected every second too (collect_young_by_time), and
-    headers and body sent in one write (app.serving.one_send). Imported here, in the
+    headers and body sent in one write (app.web.serving.one_send). Imported here, in the
     worker, never in the master, before gevent patches the workers."""
     from gunicorn.http import wsgi
 
-    from app.serving import collect_young_by_time, one_send, tune_gc
+    from app.web.serving import collect_young_by_time, one_send, tune_gc
 
     tune_gc()
     collect_young_by_time()

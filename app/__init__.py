@@ -8,9 +8,11 @@ from pathlib import Path
 
 from htmx_flask import Htmx
 
-from . import deploy, i18n, models, tables
-from .serving import Skymo, quick_form
-from .web import sock
+from app import i18n, tables
+from app import settings as deploy
+from app.storage import models
+from app.web import sock
+from app.web.serving import Skymo, quick_form
 
 htmx = Htmx()  # request.htmx: the HX-* request headers, read by the library
 
@@ -70,7 +72,7 @@ def create_app(config: dict | None = None) -> Skymo:
     tables.init_app(app)
     sock.init_app(app)
 
-    from .web import (
+    from app.web import (
         assets,
         auth,
         extras,
@@ -85,7 +87,7 @@ def create_app(config: dict | None = None) -> Skymo:
         table,
         ws,
     )
-    from .web import stats as stats_pages
+    from app.web import stats as stats_pages
 
     sessions.init_app(app)
     security.init_app(app)

@@ -14,8 +14,8 @@ def main(argv=None) -> None:
 
     from werkzeug.serving import run_simple
 
-    from . import create_app
-    from .deploy import ConfigError
+    from app import create_app
+    from app.settings import ConfigError
 
     try:
         app = create_app()

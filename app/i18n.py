@@ -178,7 +178,7 @@ def remember(response):
         and user.language != lang
         and (chosen or user.language is None)
     ):
-        from .models import User
+        from app.storage.models import User
 
         User.update(language=lang).where(User.id == user.id).execute()
         user.language = lang
@@ -227,13 +227,13 @@ def rules_summary(rules) -> str:
 
 def person(name: str) -> str:
     """A player's name as shown: a deleted account's stored placeholder name (English,
-    app.stats.DELETED_NAME) reads in the viewer's language."""
+    app.features.stats.DELETED_NAME) reads in the viewer's language."""
     return _("deleted player") if name == _deleted_name() else name
 
 
 @lru_cache(maxsize=1)
 def _deleted_name() -> str:
-    from .stats import DELETED_NAME  # stats reads the models (which read this module)
+    from app.features.stats import DELETED_NAME  # stats reads the models (which read this module)
 
     return DELETED_NAME
 

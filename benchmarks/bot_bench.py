@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from app.bots.registry import BOTS  # noqa: E402
+from app.cli.sim import seat_players  # noqa: E402
 from app.engine import GAME_OVER, ROUND_OVER, SETUP, Game, RuleSet, view  # noqa: E402
-from app.engine.bots import BOTS  # noqa: E402
-from app.sim import seat_players  # noqa: E402
 
 
 def deciders(game: Game, limit: int = 20_000):

@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from app.cli.sim import play_game  # noqa: E402
 from app.engine import RuleSet  # noqa: E402
-from app.sim import play_game  # noqa: E402
 
 
 def speed(games: int) -> None:

@@ -25,8 +25,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.engine import RuleSet, columns, expert  # noqa: E402
-from app.sim import play_game  # noqa: E402
+from app.bots import (
+    columns,  # noqa: E402
+    expert,  # noqa: E402
+)
+from app.cli.sim import play_game  # noqa: E402
+from app.engine import RuleSet  # noqa: E402
 from benchmarks.expert_screen import apply_settings  # noqa: E402
 
 

@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from app.cli.sim import play_game  # noqa: E402
 from app.engine import RuleSet  # noqa: E402
-from app.sim import play_game  # noqa: E402
 from benchmarks.expert_screen import apply_settings  # noqa: E402
 
 

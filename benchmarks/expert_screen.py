@@ -9,7 +9,7 @@ process, one CPU), so both files hold the same games whenever the run is stopped
 run started again plays only the games a file does not hold yet.
 
 Plays the expert in seat p1 against `--against` bots on the games `--seed`-0, -1, ...
-(the same games `python -m app.sim --seed` plays), with some of its constants changed
+(the same games `python -m app.cli.sim --seed` plays), with some of its constants changed
 (EXPERT's mind or LOOK's look-ahead, by name), and writes one line per game: its index
 and 1 if p1 won (rank 1, shared or not), else 0, as each game ends (a run stopped early
 keeps what it played). `--compare` pairs two such files game by game: a variant changes
@@ -27,8 +27,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.engine import RuleSet, expert  # noqa: E402
-from app.sim import play_game  # noqa: E402
+from app.bots import expert  # noqa: E402
+from app.cli.sim import play_game  # noqa: E402
+from app.engine import RuleSet  # noqa: E402
 
 
 def apply_settings(settings: list[str]) -> None:

@@ -39,9 +39,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app import create_app, tables  # noqa: E402
 from app.engine import ROUND_OVER  # noqa: E402
-from app.hub import Connection, hub  # noqa: E402
-from app.models import Seat  # noqa: E402
-from app.serving import tune_gc  # noqa: E402
+from app.live.hub import Connection, hub  # noqa: E402
+from app.storage.models import Seat  # noqa: E402
+from app.web.serving import tune_gc  # noqa: E402
 
 KINDS = (dict, list, tuple, Markup)
 HTMX = {"HX-Request": "true", "Accept-Encoding": "gzip, deflate, br"}

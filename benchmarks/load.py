@@ -368,13 +368,13 @@ class Run:
 
 def gc_pauses(logs: list[str]) -> list[list[int]]:
     """[generation, ms held, ms of CPU] of each garbage collection that held a server
-    worker longer than 50 ms (its log: app.serving.PauseLog)."""
+    worker longer than 50 ms (its log: app.web.serving.PauseLog)."""
     return [[int(g), int(ms), int(cpu)] for text in logs for g, ms, cpu in GC_PAUSE.findall(text)]
 
 
 def held_loops(logs: list[str]) -> list[list]:
     """[ms late, UTC time] of each time a server worker's loop was held longer than
-    app.serving.LATE (a timer firing late, its log)."""
+    app.web.serving.LATE (a timer firing late, its log)."""
     return [[int(ms), at] for text in logs for ms, at in HELD.findall(text)]
 
 

@@ -12,7 +12,7 @@ are played on a first table before, not counted (the templates are compiled then
 server does once).
 
 The process's garbage collector is set as a gunicorn worker sets it once the app is
-loaded (app.serving.tune_gc: what was loaded frozen, young collections less often);
+loaded (app.web.serving.tune_gc: what was loaded frozen, young collections less often);
 --default-gc keeps Python's defaults (how this script measured before 1 December 2026,
 14:30 UTC: about 0.5 ms per move more, on the same code).
 
@@ -37,7 +37,7 @@ what another process spends reading the change back to push it to its own socket
 ("reload": the row, the seats and the game decoded; its rendering is the same as here),
 and what it spends rebuilding the change from the snapshot published with it on Redis
 (what it does unless messages were lost). This process alone holds the table's sockets,
-as with each table on one process (app.broker: most changes are then not published);
+as with each table on one process (app.cluster.broker: most changes are then not published);
 --spread registers another holder, so that every change is published. The reload is
 made with a store of its own: this process's cached games (and their views) stay.
 
@@ -70,12 +70,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app import create_app, tables  # noqa: E402
 from app.engine import ROUND_OVER, DiscardDrawn, Draw, Game, KeepDrawn, Reveal, TakeDiscard  # noqa: E402
-from app.hub import Connection, hub  # noqa: E402
-from app.models import Seat, db  # noqa: E402
-from app.serving import tune_gc  # noqa: E402
+from app.live.hub import Connection, hub  # noqa: E402
+from app.storage.models import Seat, db  # noqa: E402
+from app.storage.table_store import Store  # noqa: E402
 from app.tables import step  # noqa: E402
-from app.tables.store import Store  # noqa: E402
 from app.web import table as table_views  # noqa: E402
+from app.web.serving import tune_gc  # noqa: E402
 
 STAGES = ("load", "engine", "save", "commit", "push", "schedule", "answer")
 
@@ -211,9 +211,9 @@ def fresh_cluster(postgres: str, redis_url: str):
             "REDIS_PREFIX": prefix,
         }
     finally:
-        from app.models import db as database
+        from app.storage.models import db as database
 
-        sys.modules["app.tables.scheduler"]._active.stop()  # its thread uses the database
+        sys.modules["app.live.scheduler"]._active.stop()  # its thread uses the database
         time.sleep(0.5)
         database.obj.close_all()
         with psycopg.connect(postgres, autocommit=True) as con:
@@ -237,7 +237,7 @@ def run(args, config: dict) -> None:
     meter.wrap(hub, "publish", "push")
     # The scheduler in use (the module's, not the package's in-process `scheduler`): after
     # the commit, and in the change's transaction (the multi-process mode's due row).
-    active = sys.modules["app.tables.scheduler"]._active
+    active = sys.modules["app.live.scheduler"]._active
     meter.wrap(active, "wake", "schedule")
     if hasattr(active, "within"):
         meter.wrap(active, "within", "schedule")
@@ -359,7 +359,7 @@ def run(args, config: dict) -> None:
             if moves:
                 code, who, conns = open_table()
                 if args.postgres and args.spread:
-                    # Another process holds a socket at the table (app.broker's
+                    # Another process holds a socket at the table (app.cluster.broker's
                     # holders): every change is published, as when a table's sockets
                     # are spread over processes.
                     redis_client.zadd(broker._holders(code), {"bench-other": time.time() + 3600})
@@ -413,7 +413,7 @@ def report(args, per_move, stages, sizes, votes, sent, client, reloads, heard) -
         "push_bytes": sent,
         "reload_ms_per_move": statistics.fmean(reloads) * 1000 if reloads else None,
         "from_message_ms_per_move": statistics.fmean(heard) * 1000 if heard else None,
-        "gc": "python defaults" if args.default_gc else "a worker's (app.serving.tune_gc)",
+        "gc": "python defaults" if args.default_gc else "a worker's (app.web.serving.tune_gc)",
         "load_average": os.getloadavg(),
     }
     if args.json:

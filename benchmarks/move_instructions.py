@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import move_cost  # noqa: E402
 
 from app import tables  # noqa: E402
-from app.hub import hub  # noqa: E402
+from app.live.hub import hub  # noqa: E402
 from app.tables import playing, step  # noqa: E402
 from app.web import table as table_views  # noqa: E402
 

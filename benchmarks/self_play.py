@@ -43,12 +43,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.engine import RuleSet, columns, expert  # noqa: E402
-from app.engine.bots import BOTS  # noqa: E402
-from app.engine.reading import CLEARED, HIDDEN, _flat, _opponents, moves  # noqa: E402
+from app.bots import (
+    columns,  # noqa: E402
+    expert,  # noqa: E402
+)
+from app.bots.reading import CLEARED, HIDDEN, flat_cells, moves, opponents_of  # noqa: E402
+from app.bots.registry import BOTS  # noqa: E402
+from app.cli.sim import play_game  # noqa: E402
+from app.engine import RuleSet  # noqa: E402
 from app.engine.rounds import Rounds  # noqa: E402
 from app.engine.state import DOWN, GONE  # noqa: E402
-from app.sim import play_game  # noqa: E402
 
 Sums = dict[str, list[float]]  # "cells|stage|context" -> [samples, sum of final scores]
 
@@ -62,8 +66,8 @@ def recording(seen: list, before_scoring: dict):
     def recorded(view, rng):
         if moves(view).stage == "take":
             rnd = view["round"]
-            grids = {p: _flat(g) for p, g in rnd["grids"].items()}
-            stage = columns.stage(grids, _opponents(view), rnd["ender"] is not None)
+            grids = {p: flat_cells(g) for p, g in rnd["grids"].items()}
+            stage = columns.stage(grids, opponents_of(view), rnd["ender"] is not None)
             seen.append((rnd["number"], grids[view["me"]], stage))
         return inner(view, rng)
 

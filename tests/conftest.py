@@ -25,7 +25,7 @@ def database_url(tmp_path):
     if os.environ.get("SKYMO_TEST_DATABASE") != "postgres":
         yield f"sqlite:///{tmp_path / 'skymo.db'}"
         return
-    from tests.scale.conftest import fresh_postgres
+    from tests.cluster.conftest import fresh_postgres
 
     with fresh_postgres() as url:
         yield url
@@ -43,8 +43,8 @@ def app(database_url):
         }
     )
     yield app
-    from app.models import db
-    from app.tables.scheduler import scheduler
+    from app.live.scheduler import scheduler
+    from app.storage.models import db
 
     scheduler.clear()  # no step of this app may run on the next one's database
     db.close_all()

@@ -1,6 +1,6 @@
 """Skymo's rules engine: pure, deterministic, no I/O (docs/rules.md)."""
 
-from .actions import (
+from app.engine.actions import (
     Action,
     DiscardDrawn,
     Draw,
@@ -11,7 +11,7 @@ from .actions import (
     action_from_dict,
     action_to_dict,
 )
-from .game import (
+from app.engine.game import (
     DECK,
     DOWN,
     GAME_OVER,
@@ -24,9 +24,9 @@ from .game import (
     IllegalMove,
     Player,
 )
-from .record import FORMAT, RecordError, replay, to_record
-from .rules import Penalty, RuleError, RuleSet
-from .view import view
+from app.engine.record import FORMAT, RecordError, replay, to_record
+from app.engine.rules import Penalty, RuleError, RuleSet
+from app.engine.view import view
 
 __all__ = [
     "Action",

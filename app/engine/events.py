@@ -4,22 +4,22 @@ apart for length."""
 
 from __future__ import annotations
 
-from .frozen import Frozen
+from app.engine.frozen import Frozen
 
 
 def draw_event(player_id: str) -> Frozen:
     """The event of `player_id`'s draw. It shows no card: one read-only copy per player
-    serves every draw (kept in _DRAW_EVENTS)."""
-    if len(_DRAW_EVENTS) >= 4096:
-        _DRAW_EVENTS.clear()
-    event = _DRAW_EVENTS[player_id] = Frozen(type="draw", player=player_id)
+    serves every draw (kept in DRAW_EVENTS)."""
+    if len(DRAW_EVENTS) >= 4096:
+        DRAW_EVENTS.clear()
+    event = DRAW_EVENTS[player_id] = Frozen(type="draw", player=player_id)
     return event
 
 
-_DRAW_EVENTS: dict[str, Frozen] = {}
+DRAW_EVENTS: dict[str, Frozen] = {}
 
 
-def _flip_event(row: int, col: int, value: int) -> Frozen:
+def flip_event(row: int, col: int, value: int) -> Frozen:
     """The card turned over with a discard, as its event shows it: read-only, so one
     copy per cell and card serves every game (a few hundred of them)."""
     key = (row, col, value)

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import random
 
-from .actions import Action
-from .plays import _HANDLERS, Plays
-from .rounds import Rounds
-from .rules import RuleSet, check_player_count
-from .scoring import shared_ranks
-from .state import (
+from app.engine.actions import Action
+from app.engine.plays import HANDLERS, Plays
+from app.engine.rounds import Rounds
+from app.engine.rules import RuleSet, check_player_count
+from app.engine.scoring import shared_ranks
+from app.engine.state import (
     DECK,
     DOWN,
     GAME_OVER,
@@ -29,9 +29,9 @@ from .state import (
     IllegalMove,
     Player,
     Round,
-    _complete,
+    clearing_cells,
 )
-from .turns import Turns
+from app.engine.turns import Turns
 
 __all__ = [
     "DECK",
@@ -48,7 +48,7 @@ __all__ = [
     "IllegalMove",
     "Player",
     "Round",
-    "_complete",
+    "clearing_cells",
 ]
 
 
@@ -115,7 +115,7 @@ class Game(Plays, Turns, Rounds):
         Returns the public events the move caused (for move logs and animations)."""
         start = len(self.rounds[-1].log) if self.rounds else 0
         self._check(player_id, action)
-        _HANDLERS[type(action)](self, player_id, action)
+        HANDLERS[type(action)](self, player_id, action)
         return self.rounds[-1].log[start:]
 
     # ----- results -------------------------------------------------------------------

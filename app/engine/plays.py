@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .actions import Action, DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
-from .events import _DRAW_EVENTS, draw_event
-from .state import DOWN, GONE, PLAY, SETUP
-from .turns import Turns
+from app.engine.actions import Action, DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
+from app.engine.events import DRAW_EVENTS, draw_event
+from app.engine.state import DOWN, GONE, PLAY, SETUP
+from app.engine.turns import Turns
 
 
 class Plays:
@@ -28,7 +28,7 @@ class Plays:
 
     def _checked(self, player_id: str, action: Action) -> None:
         self._check(player_id, action)
-        _HANDLERS[type(action)](self, player_id, action)
+        HANDLERS[type(action)](self, player_id, action)
 
     # Each move in turn, made once these checks (what _check accepts) pass.
     def _play_draw(self, player_id: str, action: Draw) -> None:
@@ -39,7 +39,7 @@ class Plays:
                 if not rnd.draw_pile:
                     self.reshuffle()
                 rnd.drawn = rnd.draw_pile.pop()
-                rnd.log.append(_DRAW_EVENTS.get(player_id) or draw_event(player_id))
+                rnd.log.append(DRAW_EVENTS.get(player_id) or draw_event(player_id))
                 return
         self._checked(player_id, action)
 
@@ -114,7 +114,7 @@ def move_maker(kind: type) -> Callable[[Plays, str, Action], None]:
 
 
 # Each move's handler, once `_check` accepted it (apply, and play for the other moves).
-_HANDLERS: dict[type, Callable] = {
+HANDLERS: dict[type, Callable] = {
     Reveal: Turns._reveal,
     TakeDiscard: Turns._take_discard,
     Draw: Turns._draw,
@@ -123,4 +123,4 @@ _HANDLERS: dict[type, Callable] = {
     Forfeit: Turns._forfeit,
 }
 
-MOVE_KINDS = tuple(_HANDLERS)  # every kind of move, for move_maker
+MOVE_KINDS = tuple(HANDLERS)  # every kind of move, for move_maker

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from .actions import DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
-from .game import GAME_OVER, PLAY, ROUND_OVER, SCORING, Game, IllegalMove
-from .record_checks import (
+from app.engine.actions import DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
+from app.engine.game import GAME_OVER, PLAY, ROUND_OVER, SCORING, Game, IllegalMove
+from app.engine.record_checks import (
     MOVE_TYPES,
     BadMove,
     RecordError,

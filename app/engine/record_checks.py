@@ -1,11 +1,11 @@
 """The shape of a game record (docs/design.md, "Game records"), checked field by field
 before it is replayed: each fault is a RecordError that names its field, so that a page
-can say what is wrong in its reader's words (app.record_messages)."""
+can say what is wrong in its reader's words (app.features.record_messages)."""
 
 from __future__ import annotations
 
-from .game import DECK, Player
-from .rules import MAX_PLAYERS, MIN_PLAYERS, RuleError, RuleSet
+from app.engine.game import DECK, Player
+from app.engine.rules import MAX_PLAYERS, MIN_PLAYERS, RuleError, RuleSet
 
 
 class RecordError(ValueError):

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from .frozen import Frozen
-from .scoring import ender_penalised, round_scores
-from .state import (
+from app.engine.frozen import Frozen
+from app.engine.scoring import ender_penalised, round_scores
+from app.engine.state import (
     DECK,
     DOWN,
     GAME_OVER,

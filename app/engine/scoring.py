@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .rules import Penalty
+from app.engine.rules import Penalty
 
 
 def ender_penalised(raw: Mapping[str, int], ender: str | None) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import compress
 
-from .rules import RuleSet
+from app.engine.rules import RuleSet
 
 # Cell states of a grid position. A position keeps its place for the whole round.
 DOWN, UP, GONE = 0, 1, 2
@@ -147,14 +147,14 @@ class Grid:
             for c in range(cols):
                 if DOWN in state[c:size:cols]:
                     continue
-                cells = _complete(range(c, size, cols), values, state)
+                cells = clearing_cells(range(c, size, cols), values, state)
                 if cells is not None:
                     lines.append(("column", c, cells))
             if clear_rows:
                 for r in range(rows):
                     if DOWN in state[r * cols : r * cols + cols]:
                         continue
-                    cells = _complete(range(r * cols, r * cols + cols), values, state)
+                    cells = clearing_cells(range(r * cols, r * cols + cols), values, state)
                     if cells is not None:
                         lines.append(("row", r, cells))
             if not lines:
@@ -173,7 +173,7 @@ class Grid:
         """`clear_lines(False)` when only column `col` may be complete (its card is the
         one changed since the last clear): the same answer, looking at one column."""
         values, state = self.values, self.state
-        cells = _complete(range(col, len(state), self.cols), values, state)
+        cells = clearing_cells(range(col, len(state), self.cols), values, state)
         if cells is None:
             return []
         for i in cells:
@@ -188,7 +188,7 @@ class Grid:
         return cls(rows, cols, list(data["values"]), list(data["state"]))
 
 
-def _complete(line: range, values: list[int], state: list[int]) -> list[int] | None:
+def clearing_cells(line: range, values: list[int], state: list[int]) -> list[int] | None:
     """The remaining cells of a line if it clears: at least 2, all face up, all equal.
     Runs after every move, so a line still whole is read in C (lines have 2 cells or
     more); one partly cleared is read cell by cell, up to a face-down or different card."""

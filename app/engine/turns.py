@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from itertools import filterfalse
 
-from .actions import Action, DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
-from .events import _DRAW_EVENTS, _flip_event, draw_event
-from .frozen import Frozen
-from .state import (
+from app.engine.actions import Action, DiscardDrawn, Draw, Forfeit, KeepDrawn, Reveal, TakeDiscard
+from app.engine.events import DRAW_EVENTS, draw_event, flip_event
+from app.engine.frozen import Frozen
+from app.engine.state import (
     DOWN,
     GAME_OVER,
     GONE,
@@ -208,7 +208,7 @@ class Turns:
         if not rnd.draw_pile:
             self.reshuffle()
         rnd.drawn = rnd.draw_pile.pop()
-        rnd.log.append(_DRAW_EVENTS.get(player_id) or draw_event(player_id))
+        rnd.log.append(DRAW_EVENTS.get(player_id) or draw_event(player_id))
 
     def reshuffle(self, order: list[int] | None = None) -> None:
         """The discard pile except its top card becomes the draw pile.
@@ -252,7 +252,7 @@ class Turns:
             cols = grid.cols
             i = row * cols + col
             state[i] = UP
-            flip = _flip_event(row, col, grid.values[i])
+            flip = flip_event(row, col, grid.values[i])
             rnd.moves.append(
                 {"player": player_id, "type": "draw", "keep": False, "flip": [row, col]}
             )

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from operator import getitem
 
-from .actions import action_to_dict
-from .frozen import Frozen, freeze
-from .game import DOWN, GAME_OVER, GONE, PLAY, SETUP, UP, Game
-from .rules import RuleSet
+from app.engine.actions import action_to_dict
+from app.engine.frozen import Frozen, freeze
+from app.engine.game import DOWN, GAME_OVER, GONE, PLAY, SETUP, UP, Game
+from app.engine.rules import RuleSet
 
 __all__ = ["Frozen", "carry_over", "carry_over_newer", "freeze", "legal", "rules_view", "view"]
 
@@ -114,7 +114,7 @@ class _Shared:
 
 def carry_over(original: Game, copy: Game) -> None:
     """Give `copy`, a fork of `original` whose current round is a copy of the original's
-    (app.tables.store.fork), a view cache of its own that starts from the original's:
+    (app.storage.table_store.fork), a view cache of its own that starts from the original's:
     the copy's first view then rebuilds only the grids its change touched, and neither
     game's cache is changed through the other."""
     old = original.__dict__.get("_view_cache")
@@ -128,7 +128,7 @@ def carry_over(original: Game, copy: Game) -> None:
 
 def carry_over_newer(known: Game, newer: Game) -> None:
     """Give `newer`, the same game decoded at a later version (another process's change,
-    app.tables.store.Store.from_message), a view cache that starts from `known`'s: its
+    app.storage.table_store.Store.from_message), a view cache that starts from `known`'s: its
     first view then rebuilds only the grids that changed since, and the grids and log
     lines that did not are the same objects (the board's presenter reuses what it drew
     for them by identity). Nothing is carried from another round or an older version."""

@@ -8,14 +8,16 @@
 
 from __future__ import annotations
 
-from ..hub import hub
-from ..models import Seat
-from ..presence import presence
-from ..queries import Prepared
-from . import scheduler as scheduler_module
-from . import step
-from .automation import next_automatic, run_automatic, settings
-from .lobby import (
+from app.live import scheduler as scheduler_module
+from app.live.hub import hub
+from app.live.presence import presence
+from app.live.scheduler import schedule, scheduler
+from app.storage.models import Seat
+from app.storage.queries import Prepared
+from app.storage.table_store import Snapshot, Stale, TableError, seats_of, store
+from app.tables import step
+from app.tables.automation import next_automatic, run_automatic, settings
+from app.tables.lobby import (
     BOT_NAMES,
     MAX_SEATS,
     add_bot,
@@ -27,7 +29,7 @@ from .lobby import (
     start,
     update_rules,
 )
-from .playing import (
+from app.tables.playing import (
     forfeit,
     opt_rematch,
     play,
@@ -37,10 +39,8 @@ from .playing import (
     start_rematch,
     vote_next_round,
 )
-from .scheduler import schedule, scheduler
-from .step import ANY_VERSION, Change, Unchanged, change, save_game
-from .store import Snapshot, Stale, TableError, seats_of, store
-from .validation import GRACE_RANGE, NAME_MAX, REJOIN_RANGE, clean_name, parse_rules
+from app.tables.step import ANY_VERSION, Change, Unchanged, change, save_game
+from app.tables.validation import GRACE_RANGE, NAME_MAX, REJOIN_RANGE, clean_name, parse_rules
 
 
 def load_game(table):
@@ -86,7 +86,7 @@ def _publish(snap: Snapshot, what: str) -> None:
 
 
 def _forget_closed(snap: Snapshot, what: str) -> None:
-    from ..models import Table
+    from app.storage.models import Table
 
     if snap.table.status == Table.CLOSED:
         presence.forget(snap.code)
@@ -101,7 +101,7 @@ def init_app(app) -> None:
     step.set_scheduler(schedule, scheduler_module.within, scheduler_module.prepare)
     active = scheduler
     if app.config.get("REDIS_URL"):
-        from .. import cluster  # PostgreSQL + Redis: many processes
+        from app import cluster  # PostgreSQL + Redis: many processes
 
         active = cluster.init_app(app)
     else:

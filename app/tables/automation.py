@@ -8,14 +8,14 @@ import random
 import time
 from dataclasses import dataclass
 
-from ..engine import PLAY, ROUND_OVER, SETUP, Forfeit, view
-from ..engine.bots import choose
-from ..models import Table
-from ..presence import presence
-from . import step
-from .playing import bot_setup
-from .step import Change, Unchanged
-from .store import Snapshot
+from app.bots.registry import choose
+from app.engine import PLAY, ROUND_OVER, SETUP, Forfeit, view
+from app.live.presence import presence
+from app.storage.models import Table
+from app.storage.table_store import Snapshot
+from app.tables import step
+from app.tables.playing import bot_setup
+from app.tables.step import Change, Unchanged
 
 PROXY_BOT = "random"  # docs/rules.md: an away player's turns are played by the simplest bot
 HOST_HANDOVER_SECONDS = 10  # a host who reloads the page keeps the table

@@ -7,16 +7,16 @@ import secrets
 
 from flask_babel import gettext as _
 
-from .. import i18n
-from ..engine import RuleError, RuleSet
-from ..engine.bots import BOTS
-from ..models import Seat, Table, db
-from ..presence import presence
-from . import step
-from .playing import new_game
-from .step import ANY_VERSION, Change, Unchanged
-from .store import Snapshot, TableError, seats_of, store
-from .validation import clean_name, parse_rules, parse_timers, rule_message
+from app import i18n
+from app.bots.registry import BOTS
+from app.engine import RuleError, RuleSet
+from app.live.presence import presence
+from app.storage.models import Seat, Table, db
+from app.storage.table_store import Snapshot, TableError, seats_of, store
+from app.tables import step
+from app.tables.playing import new_game
+from app.tables.step import ANY_VERSION, Change, Unchanged
+from app.tables.validation import clean_name, parse_rules, parse_timers, rule_message
 
 MAX_SEATS = 8
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: codes are read aloud

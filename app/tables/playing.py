@@ -8,8 +8,9 @@ import secrets
 
 from flask_babel import gettext as _
 
-from .. import i18n
-from ..engine import (
+from app import i18n
+from app.bots.registry import choose
+from app.engine import (
     ROUND_OVER,
     SETUP,
     Action,
@@ -21,13 +22,12 @@ from ..engine import (
     RuleSet,
     view,
 )
-from ..engine.bots import choose
-from ..models import GameRecord, Seat, Table
-from ..presence import presence
-from . import step
-from .step import ANY_VERSION, Change, Unchanged
-from .store import Snapshot, Stale, TableError
-from .validation import illegal_message
+from app.live.presence import presence
+from app.storage.models import GameRecord, Seat, Table
+from app.storage.table_store import Snapshot, Stale, TableError
+from app.tables import step
+from app.tables.step import ANY_VERSION, Change, Unchanged
+from app.tables.validation import illegal_message
 
 
 def _require_seat(seat: Seat | None, message: str | None = None) -> None:
@@ -226,7 +226,7 @@ def _require_finished(ch: Change) -> None:
 
 def rename_players(code: str, seat_ids: set[int], name: str) -> None:
     """Show these seats under another name in the table's game and records (a deleted
-    account, app.accounts). At a finished table they also leave: no rematch for them."""
+    account, app.features.accounts). At a finished table they also leave: no rematch for them."""
     players = {f"s{i}" for i in seat_ids}
 
     def rename(entries: list[dict]) -> bool:

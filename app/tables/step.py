@@ -17,11 +17,11 @@ from dataclasses import dataclass
 import peewee as pw
 from flask_babel import gettext as _
 
-from .. import stats
-from ..engine import GAME_OVER, ROUND_OVER, Game, to_record
-from ..models import GameRecord, Table, on_postgres
-from ..pool import Conflict
-from .store import Snapshot, Stale, TableError, store
+from app.engine import GAME_OVER, ROUND_OVER, Game, to_record
+from app.features import stats
+from app.storage.models import GameRecord, Table, on_postgres
+from app.storage.pool import Conflict
+from app.storage.table_store import Snapshot, Stale, TableError, store
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +155,7 @@ def save(ch: Change) -> None:
     if ch.game_changed and snap.game is not None:
         settle(snap.table, snap.game)
     if ch.seats_changed:
-        from .store import seats_of
+        from app.storage.table_store import seats_of
 
         snap.seats = seats_of(snap.table)
     store.write(snap, ch.game_changed)

@@ -7,9 +7,9 @@ import re
 import regex
 from flask_babel import gettext as _
 
-from ..engine import RuleError, RuleSet
-from ..models import Seat
-from .store import TableError
+from app.engine import RuleError, RuleSet
+from app.storage.models import Seat
+from app.storage.table_store import TableError
 
 NAME_MAX = 20
 NAME_CODE_POINTS = 200  # what the NAME_MAX characters a person sees may hide

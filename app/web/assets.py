@@ -14,7 +14,7 @@ import flask_compress
 from flask import current_app, request, url_for
 from werkzeug.http import parse_accept_header
 
-from .sessions import header_value, vary_on
+from app.web.sessions import header_value, vary_on
 
 # htmx answers (the partials every move and page link gets) are compressed at the
 # fastest level: on a move's answer (about 8 KB of HTML) Brotli's quality 6 took ~190 us

@@ -1,4 +1,4 @@
-"""Accounts: sign up, sign in, sign out, change password, delete (app.accounts).
+"""Accounts: sign up, sign in, sign out, change password, delete (app.features.accounts).
 
 Sessions are flask-login's. The id kept in the session is "<user id>:<login nonce>";
 a new password draws a new nonce, which signs out every other session and remember
@@ -24,10 +24,10 @@ from flask import (
 from flask_babel import gettext as _
 from flask_login import LoginManager, UserMixin, current_user, login_user, logout_user
 
-from .. import accounts
-from ..models import User
-from . import ratelimit
-from .security import csrf_token
+from app.features import accounts
+from app.storage.models import User
+from app.web import ratelimit
+from app.web.security import csrf_token
 
 bp = Blueprint("auth", __name__)
 login_manager = LoginManager()

@@ -19,10 +19,10 @@ from flask import current_app, url_for
 from jinja2 import pass_context
 from markupsafe import Markup
 
-from .. import i18n, tables
-from ..i18n import gettext as _
-from ..i18n import ngettext
-from .fragments import esc, my_grid_html, showing_html
+from app import i18n, tables
+from app.i18n import gettext as _
+from app.i18n import ngettext
+from app.web.fragments import esc, my_grid_html, showing_html
 
 __all__ = ["hidden", "path_for", "table_html", "table_section", "words"]
 
@@ -258,7 +258,7 @@ def _forms(urls: dict, w: dict) -> dict[str, str]:
 
 
 def _build_forms(urls: dict, w: dict) -> dict[str, str]:
-    from .reactions import choices  # reactions' views import the table's
+    from app.web.reactions import choices  # reactions' views import the table's
 
     react = esc(urls["react"])
     # The emoji as character references: one character beyond U+FFFF makes Python keep

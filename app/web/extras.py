@@ -8,8 +8,8 @@ import time
 
 from markupsafe import Markup
 
-from .. import tables
-from ..hub import hub
+from app import tables
+from app.live.hub import hub
 
 _lock = threading.Lock()
 _cache: dict[str, tuple[tuple, dict | None]] = {}  # code -> (key, countdown)

@@ -12,8 +12,8 @@ try:
 except ImportError:  # markupsafe without its C speedups
     from markupsafe._native import _escape_inner
 
-from .. import i18n
-from ..i18n import gettext as _
+from app import i18n
+from app.i18n import gettext as _
 
 
 def esc(value) -> str:

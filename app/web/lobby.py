@@ -10,9 +10,9 @@ from flask_babel import get_locale
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from .. import tables
-from .auth import signed_in
-from .security import csrf_token
+from app import tables
+from app.web.auth import signed_in
+from app.web.security import csrf_token
 
 bp = Blueprint("lobby", __name__)
 

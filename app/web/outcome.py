@@ -3,8 +3,8 @@ final ranking (split from app.web.presenter, which shows them on the board)."""
 
 from __future__ import annotations
 
-from .. import i18n
-from ..i18n import gettext as _
+from app import i18n
+from app.i18n import gettext as _
 
 
 def a(value) -> str:

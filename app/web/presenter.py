@@ -14,14 +14,14 @@ face-down value can reach a page or a socket message."""
 
 from __future__ import annotations
 
-from .. import i18n
-from ..engine import RuleSet, view
-from ..i18n import gettext as _
-from ..i18n import ngettext
-from ..models import Seat
-from ..tables import Snapshot, rematch_seats, rematch_starter
-from .fragments import card_html, card_tone, cells, grid_html, my_grid_html, opponent_html
-from .outcome import a, log_line, ranking, round_result
+from app import i18n
+from app.engine import RuleSet, view
+from app.i18n import gettext as _
+from app.i18n import ngettext
+from app.storage.models import Seat
+from app.tables import Snapshot, rematch_seats, rematch_starter
+from app.web.fragments import card_html, card_tone, cells, grid_html, my_grid_html, opponent_html
+from app.web.outcome import a, log_line, ranking, round_result
 
 __all__ = [  # the fragments' builders too: the pages and the replays take them from here
     "Shared",

@@ -18,10 +18,10 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
 
-from .. import i18n, tables
-from ..hub import hub
-from .fragments import esc
-from .table import current_seat, render_table
+from app import i18n, tables
+from app.live.hub import hub
+from app.web.fragments import esc
+from app.web.table import current_seat, render_table
 
 bp = Blueprint("reactions", __name__, url_prefix="/t")
 

@@ -15,16 +15,16 @@ from urllib.parse import urlsplit
 import segno
 from flask import current_app, has_request_context, request, url_for
 
-from .. import i18n, tables
-from ..engine.bots import BOTS
-from ..hub import Connection
-from ..models import Seat, Table, db
-from ..presence import presence
-from ..tables import Snapshot
-from .board_html import hidden, path_for, table_html, table_section
-from .extras import away_countdown
-from .presenter import Shared, a, board, card_html, card_tone, opponent_html
-from .security import csrf_token
+from app import i18n, tables
+from app.bots.registry import BOTS
+from app.live.hub import Connection
+from app.live.presence import presence
+from app.storage.models import Seat, Table, db
+from app.tables import Snapshot
+from app.web.board_html import hidden, path_for, table_html, table_section
+from app.web.extras import away_countdown
+from app.web.presenter import Shared, a, board, card_html, card_tone, opponent_html
+from app.web.security import csrf_token
 
 __all__ = ["a", "card_html", "card_tone", "render_push", "table_context"]
 
@@ -127,7 +127,7 @@ def shared_part(snap: Snapshot, present: set[int]) -> Shared:
     away = away_countdown(snap.table)  # the same for every viewer
     if snap.game is None:
         return _shared(snap, present, away, {})
-    from .reactions import slots_html  # reactions' views use this module
+    from app.web.reactions import slots_html  # reactions' views use this module
 
     # Strings: kept with the shared part, a Markup is one more object for the garbage
     # collector to walk.
@@ -276,7 +276,7 @@ def answered_page() -> tuple[str, str] | None:
     """(page id, digest of its CSRF token) of the page whose htmx request is being
     answered, if it sent its id: that page's own socket needs no push of the table it
     gets back. In another process, pushing a change it heard of, the mover's page as
-    the change's message named it (app.cluster): its socket may be held there."""
+    the change's message named it (app.cluster.fanout): its socket may be held there."""
     if not has_request_context():
         return None
     req = request._get_current_object()  # not the proxy, twice

@@ -1,4 +1,4 @@
-"""Replays (app.replays): a finished game of a table at /t/<code>/games/<n>/replay, and
+"""Replays (app.features.replays): a finished game of a table at /t/<code>/games/<n>/replay, and
 any `skymo.game/1` file opened at /replay (checked by replaying it, never stored).
 
 Stepping through a stored game uses links (?step=k); an uploaded file travels back with
@@ -10,9 +10,10 @@ from __future__ import annotations
 from flask import Blueprint, abort, render_template, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from .. import replays, tables
-from .presenter import card_tone
-from .security import csrf_token
+from app import tables
+from app.features import replays
+from app.web.presenter import card_tone
+from app.web.security import csrf_token
 
 bp = Blueprint("replay", __name__)
 

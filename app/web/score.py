@@ -1,4 +1,4 @@
-"""Score sheets for games played with real cards (app.scoresheet), at /score.
+"""Score sheets for games played with real cards (app.features.scoresheet), at /score.
 
 Plain forms that work without JavaScript; htmx swaps the #sheet partial (errors too,
 with a 4xx status), and static/score.js queues rounds typed offline. Others follow a
@@ -22,16 +22,16 @@ from flask import (
 from flask_babel import force_locale, get_locale
 from flask_babel import gettext as _
 
-from .. import scoresheet
-from ..engine import Penalty
-from ..engine.rules import MAX_PLAYERS
-from ..hub import Connection, Hub
-from ..models import ScoreSheet, db
-from . import sock
-from .auth import signed_in
-from .render import qr_svg
-from .security import csrf_token
-from .ws import origin_ok, serve
+from app.engine import Penalty
+from app.engine.rules import MAX_PLAYERS
+from app.features import scoresheet
+from app.live.hub import Connection, Hub
+from app.storage.models import ScoreSheet, db
+from app.web import sock
+from app.web.auth import signed_in
+from app.web.render import qr_svg
+from app.web.security import csrf_token
+from app.web.ws import origin_ok, serve
 
 bp = Blueprint("score", __name__, url_prefix="/score")
 hub = Hub()  # its own hub: sheets are keyed by their code, viewers only receive

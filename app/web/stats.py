@@ -1,4 +1,4 @@
-"""Stats, history, the leaderboard and a finished game's results page (app.stats)."""
+"""Stats, history, the leaderboard and a finished game's results page (app.features.stats)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,14 @@ from flask import Blueprint, abort, render_template, request
 from flask_babel import format_date
 from flask_babel import gettext as _
 
-from .. import stats, tables
-from ..engine import replay
-from ..engine.record import RecordError
-from ..models import Table, User
-from . import charts
-from .auth import login_manager, signed_in
-from .security import csrf_token
+from app import tables
+from app.engine import replay
+from app.engine.record import RecordError
+from app.features import stats
+from app.storage.models import Table, User
+from app.web import charts
+from app.web.auth import login_manager, signed_in
+from app.web.security import csrf_token
 
 bp = Blueprint("stats", __name__)
 PER_PAGE = 20
@@ -69,7 +70,7 @@ def mine():
 
 @bp.get("/u/<username>")
 def player(username: str):
-    from ..accounts import by_username
+    from app.features.accounts import by_username
 
     user = by_username(username)
     if user is None:

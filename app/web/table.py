@@ -14,15 +14,16 @@ from flask_babel import get_locale
 from flask_babel import gettext as _
 from htmx_flask import make_response as htmx_response
 
-from .. import accounts, i18n, tables
-from ..engine import DiscardDrawn, Draw, KeepDrawn, Reveal, TakeDiscard
-from ..engine.rules import BOUNDS
-from ..presence import presence
-from .auth import signed_in
-from .board_html import table_html
-from .lobby import remember_seat
-from .render import pushed_answer, table_context
-from .security import csrf_token
+from app import i18n, tables
+from app.engine import DiscardDrawn, Draw, KeepDrawn, Reveal, TakeDiscard
+from app.engine.rules import BOUNDS
+from app.features import accounts
+from app.live.presence import presence
+from app.web.auth import signed_in
+from app.web.board_html import table_html
+from app.web.lobby import remember_seat
+from app.web.render import pushed_answer, table_context
+from app.web.security import csrf_token
 
 bp = Blueprint("table", __name__, url_prefix="/t")
 

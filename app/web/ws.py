@@ -19,13 +19,14 @@ from wsproto.extensions import PerMessageDeflate
 from wsproto.frame_protocol import Opcode, RsvBits
 from wsproto.utilities import RemoteProtocolError
 
-from .. import accounts, tables
-from ..hub import Background, Connection, Hub, gevent_active, hub
-from ..presence import presence
-from . import sock
-from .auth import signed_in
-from .render import render_push
-from .security import csrf_token
+from app import tables
+from app.features import accounts
+from app.live.hub import Background, Connection, Hub, gevent_active, hub
+from app.live.presence import presence
+from app.web import sock
+from app.web.auth import signed_in
+from app.web.render import render_push
+from app.web.security import csrf_token
 
 SEND_TIMEOUT = 10  # seconds
 
@@ -38,7 +39,7 @@ def origin_ok() -> bool:
 
 
 def _show_presence(code: str, seat_id: int, present: bool, here_changed: bool) -> None:
-    """Show the others when someone goes away or comes back (app.presence). A socket
+    """Show the others when someone goes away or comes back (app.live.presence). A socket
     opening for a seat already marked here (its page's request came just before) needs
     no push, outside a game: in one, the countdown for a player without a socket may
     start or stop."""
@@ -216,7 +217,7 @@ def serve(ws, conn: Connection, what: str, unchanged=lambda: False, to: Hub = hu
     """Send `what` (unless `unchanged()` says the page already shows it), then every
     push of hub `to`, until the socket closes. One greenlet per socket beside
     simple-websocket's reader: the handler is the sender."""
-    from ..models import db
+    from app.storage.models import db
 
     db.close()  # don't hold a database connection for the socket's lifetime
     # A client that stops reading (a suspended phone) only fills its own queue; a send
@@ -247,7 +248,7 @@ def page_is_current(code: str) -> bool:
     seen = request.args.get("v", type=int)
     if seen is None:
         return False
-    from ..models import db
+    from app.storage.models import db
 
     with db.connection_context():
         row = tables.store.row(code)
@@ -262,7 +263,7 @@ def page_id(given: str) -> str:
 
 def init_app(app) -> None:
     hub.set_renderer(render_push)
-    # The socket reader as a bare greenlet (app.hub.background).
+    # The socket reader as a bare greenlet (app.live.hub.background).
     app.config["SOCK_SERVER_OPTIONS"].setdefault("thread_class", Background)
     # simple-websocket offers no setting for its extension: its handshake takes ours.
     simple_websocket.ws.PerMessageDeflate = FreshDeflate

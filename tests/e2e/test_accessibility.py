@@ -7,7 +7,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from e2e_helpers import (
+from playwright.sync_api import expect
+
+from tests.e2e.e2e_helpers import (
     PHONE,
     RESULTS,
     Player,
@@ -26,7 +28,6 @@ from e2e_helpers import (
     sync,
     version,
 )
-from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
 

@@ -8,7 +8,9 @@ import re
 import time
 
 import pytest
-from e2e_helpers import (
+from playwright.sync_api import Page, expect
+
+from tests.e2e.e2e_helpers import (
     DESKTOP,
     PHONE,
     RESULTS,
@@ -20,7 +22,6 @@ from e2e_helpers import (
     sync,
     version,
 )
-from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.e2e
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from e2e_helpers import DESKTOP, PHONE, RESULTS
 from playwright.sync_api import Page, expect
 
 from app.web.render import a
+from tests.e2e.e2e_helpers import DESKTOP, PHONE, RESULTS
 
 pytestmark = pytest.mark.e2e
 

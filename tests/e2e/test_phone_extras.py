@@ -8,7 +8,9 @@ import re
 from urllib.parse import urlsplit
 
 import pytest
-from e2e_helpers import (
+from playwright.sync_api import expect
+
+from tests.e2e.e2e_helpers import (
     PHONE,
     SIZES,
     add_bot,
@@ -24,7 +26,6 @@ from e2e_helpers import (
     sync,
     version,
 )
-from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
 

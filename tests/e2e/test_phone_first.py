@@ -8,7 +8,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from e2e_helpers import (
+from playwright.sync_api import expect
+
+from tests.e2e.e2e_helpers import (
     PHONE,
     SIZES,
     add_bot,
@@ -29,7 +31,6 @@ from e2e_helpers import (
     version,
     wait_version,
 )
-from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
 

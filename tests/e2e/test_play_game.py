@@ -7,7 +7,9 @@ import json
 import re
 
 import pytest
-from e2e_helpers import (
+from playwright.sync_api import expect
+
+from tests.e2e.e2e_helpers import (
     DESKTOP,
     PHONE,
     RESULTS,
@@ -26,7 +28,6 @@ from e2e_helpers import (
     sync,
     version,
 )
-from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
 

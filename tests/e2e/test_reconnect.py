@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from e2e_helpers import (
+from playwright.sync_api import Page, WebSocketRoute, expect
+
+from tests.e2e.e2e_helpers import (
     DESKTOP,
     PHONE,
     Player,
@@ -22,7 +24,6 @@ from e2e_helpers import (
     version,
     wait_version,
 )
-from playwright.sync_api import Page, WebSocketRoute, expect
 
 pytestmark = pytest.mark.e2e
 

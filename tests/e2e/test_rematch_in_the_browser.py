@@ -5,7 +5,9 @@ is left watching their own table)."""
 from __future__ import annotations
 
 import pytest
-from e2e_helpers import (
+from playwright.sync_api import expect
+
+from tests.e2e.e2e_helpers import (
     DESKTOP,
     PHONE,
     RESULTS,
@@ -20,7 +22,6 @@ from e2e_helpers import (
     sync,
     version,
 )
-from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
 

@@ -9,8 +9,15 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from e2e_helpers import DESKTOP, PHONE, horizontal_overflow, small_targets, unnamed_controls
 from playwright.sync_api import Page, expect
+
+from tests.e2e.e2e_helpers import (
+    DESKTOP,
+    PHONE,
+    horizontal_overflow,
+    small_targets,
+    unnamed_controls,
+)
 
 pytestmark = pytest.mark.e2e
 

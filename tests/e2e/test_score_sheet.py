@@ -5,8 +5,15 @@ viewer following live, and the same sheet with JavaScript off."""
 from __future__ import annotations
 
 import pytest
-from e2e_helpers import DESKTOP, PHONE, horizontal_overflow, small_targets, unnamed_controls
 from playwright.sync_api import Page, expect
+
+from tests.e2e.e2e_helpers import (
+    DESKTOP,
+    PHONE,
+    horizontal_overflow,
+    small_targets,
+    unnamed_controls,
+)
 
 pytestmark = pytest.mark.e2e
 

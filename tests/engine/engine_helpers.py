@@ -31,7 +31,7 @@ from app.engine import (
     action_from_dict,
     view,
 )
-from app.engine.state import _complete
+from app.engine.state import clearing_cells
 
 NAMES = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay", "Gus", "Hal"]
 
@@ -172,7 +172,7 @@ def complete_lines(grid, clear_rows: bool) -> list[range]:
     lines = [range(c, rows * cols, cols) for c in range(cols)]
     if clear_rows:
         lines += [range(r * cols, r * cols + cols) for r in range(rows)]
-    return [line for line in lines if _complete(line, grid.values, grid.state) is not None]
+    return [line for line in lines if clearing_cells(line, grid.values, grid.state) is not None]
 
 
 def check_invariants(game: Game, previous: dict | None = None, views: bool = True) -> dict:

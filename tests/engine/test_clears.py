@@ -7,15 +7,15 @@ Ann (p1) always starts: she turns a 12 at setup, Bob (p2) turns a smaller card. 
 the rest of his grid stays face down until the final reveal."""
 
 import pytest
-from engine_helpers import (
+
+from app.engine import PLAY, Reveal, RuleSet, replay, to_record
+from tests.engine.engine_helpers import (
     check_invariants,
     fixed_game,
     flip_turn,
     grid_values,
     keep_turn,
 )
-
-from app.engine import PLAY, Reveal, RuleSet, replay, to_record
 
 SHAPES = [(rows, cols) for rows in (2, 3) for cols in (2, 3, 4)]
 

@@ -5,17 +5,6 @@ import json
 import random
 from collections import Counter
 
-from engine_helpers import (
-    DECK,
-    cards_in_play,
-    check_invariants,
-    check_view,
-    do_step,
-    players,
-    random_rules,
-    random_step,
-    ranking_key,
-)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -40,6 +29,17 @@ from app.engine import (
     replay,
     to_record,
     view,
+)
+from tests.engine.engine_helpers import (
+    DECK,
+    cards_in_play,
+    check_invariants,
+    check_view,
+    do_step,
+    players,
+    random_rules,
+    random_step,
+    ranking_key,
 )
 
 MAX_STEPS = 20000

@@ -8,7 +8,19 @@ import random
 from pathlib import Path
 
 import pytest
-from engine_helpers import (
+
+from app.engine import (
+    FORMAT,
+    ROUND_OVER,
+    Forfeit,
+    Game,
+    RecordError,
+    Reveal,
+    RuleSet,
+    replay,
+    to_record,
+)
+from tests.engine.engine_helpers import (
     CONFORMANCE,
     DECK,
     build_deck,
@@ -21,18 +33,6 @@ from engine_helpers import (
     random_rules,
     random_step,
     ranking_key,
-)
-
-from app.engine import (
-    FORMAT,
-    ROUND_OVER,
-    Forfeit,
-    Game,
-    RecordError,
-    Reveal,
-    RuleSet,
-    replay,
-    to_record,
 )
 
 # Loaded at import: a missing file fails the run (it is never skipped).

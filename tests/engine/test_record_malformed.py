@@ -4,12 +4,6 @@ import copy
 import json
 
 import pytest
-from engine_helpers import (
-    keep_turn,
-    players,
-    quick_record_game,
-    quick_rules,
-)
 
 from app.engine import (
     Game,
@@ -19,6 +13,12 @@ from app.engine import (
     TakeDiscard,
     replay,
     to_record,
+)
+from tests.engine.engine_helpers import (
+    keep_turn,
+    players,
+    quick_record_game,
+    quick_rules,
 )
 
 # ----- malformed records ------------------------------------------------------------

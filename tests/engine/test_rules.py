@@ -3,11 +3,11 @@
 import json
 
 import pytest
-from engine_helpers import players
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.engine import Game, Penalty, Player, RuleError, RuleSet
+from tests.engine.engine_helpers import players
 
 
 def test_defaults_match_rules_md():

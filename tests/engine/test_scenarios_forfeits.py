@@ -6,24 +6,6 @@ the draw pile next card first); `build_deck` fills the rest with the unused card
 import random
 
 import pytest
-from engine_helpers import (
-    A,
-    B,
-    assert_illegal,
-    build_deck,
-    check_invariants,
-    fixed_game,
-    flip_turn,
-    flip_until_round_end,
-    keep_turn,
-    players,
-    quick_game,
-    quick_rules,
-    ranking_key,
-    reveal,
-    snapshot,
-    two_player_game,
-)
 
 from app.engine import (
     GAME_OVER,
@@ -41,6 +23,24 @@ from app.engine import (
     replay,
     to_record,
     view,
+)
+from tests.engine.engine_helpers import (
+    A,
+    B,
+    assert_illegal,
+    build_deck,
+    check_invariants,
+    fixed_game,
+    flip_turn,
+    flip_until_round_end,
+    keep_turn,
+    players,
+    quick_game,
+    quick_rules,
+    ranking_key,
+    reveal,
+    snapshot,
+    two_player_game,
 )
 
 # ----- forfeits ---------------------------------------------------------------------

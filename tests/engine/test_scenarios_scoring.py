@@ -4,7 +4,18 @@ Decks are listed in dealing order (each seat's grid row-major, the discard card,
 the draw pile next card first); `build_deck` fills the rest with the unused cards."""
 
 import pytest
-from engine_helpers import (
+
+from app.engine import (
+    GAME_OVER,
+    PLAY,
+    ROUND_OVER,
+    Draw,
+    Forfeit,
+    IllegalMove,
+    Penalty,
+    RuleSet,
+)
+from tests.engine.engine_helpers import (
     DOWN,
     assert_illegal,
     build_deck,
@@ -19,17 +30,6 @@ from engine_helpers import (
     quick_rules,
     ranking_key,
     reveal,
-)
-
-from app.engine import (
-    GAME_OVER,
-    PLAY,
-    ROUND_OVER,
-    Draw,
-    Forfeit,
-    IllegalMove,
-    Penalty,
-    RuleSet,
 )
 
 # ----- end of a round ---------------------------------------------------------------

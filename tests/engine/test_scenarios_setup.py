@@ -7,7 +7,22 @@ import copy
 import random
 
 import pytest
-from engine_helpers import (
+
+from app.engine import (
+    PLAY,
+    ROUND_OVER,
+    SETUP,
+    Draw,
+    Forfeit,
+    Game,
+    RecordError,
+    Reveal,
+    RuleSet,
+    TakeDiscard,
+    replay,
+    to_record,
+)
+from tests.engine.engine_helpers import (
     DOWN,
     GONE,
     UP,
@@ -25,21 +40,6 @@ from engine_helpers import (
     quick_game,
     reveal,
     state_at,
-)
-
-from app.engine import (
-    PLAY,
-    ROUND_OVER,
-    SETUP,
-    Draw,
-    Forfeit,
-    Game,
-    RecordError,
-    Reveal,
-    RuleSet,
-    TakeDiscard,
-    replay,
-    to_record,
 )
 
 # ----- setup ------------------------------------------------------------------------

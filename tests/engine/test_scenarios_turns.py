@@ -7,7 +7,19 @@ import json
 from collections import Counter
 
 import pytest
-from engine_helpers import (
+
+from app.engine import (
+    DiscardDrawn,
+    Draw,
+    Game,
+    KeepDrawn,
+    RuleSet,
+    TakeDiscard,
+    replay,
+    to_record,
+    view,
+)
+from tests.engine.engine_helpers import (
     DOWN,
     GONE,
     UP,
@@ -24,18 +36,6 @@ from engine_helpers import (
     state_at,
     two_player_game,
     value_at,
-)
-
-from app.engine import (
-    DiscardDrawn,
-    Draw,
-    Game,
-    KeepDrawn,
-    RuleSet,
-    TakeDiscard,
-    replay,
-    to_record,
-    view,
 )
 
 # ----- a turn -----------------------------------------------------------------------

@@ -8,15 +8,6 @@ import copy
 import json
 
 import pytest
-from engine_helpers import (
-    build_deck,
-    flip_turn,
-    flip_until_round_end,
-    keep_turn,
-    players,
-    quick_game,
-    quick_rules,
-)
 
 from app.engine import (
     GAME_OVER,
@@ -30,6 +21,15 @@ from app.engine import (
     replay,
 )
 from app.engine import to_record as write
+from tests.engine.engine_helpers import (
+    build_deck,
+    flip_turn,
+    flip_until_round_end,
+    keep_turn,
+    players,
+    quick_game,
+    quick_rules,
+)
 
 # 2×2 grids, (1, 1) face down: face-up sums Ann 6, Bob 33, Cat 18, Dan 9, Eve 8. Bob
 # starts.

@@ -6,18 +6,6 @@ import random
 import re
 
 import pytest
-from engine_helpers import (
-    DOWN,
-    check_view,
-    do_step,
-    fixed_game,
-    flip_until_round_end,
-    players,
-    quick_game,
-    quick_rules,
-    random_rules,
-    random_step,
-)
 
 from app.engine import (
     GAME_OVER,
@@ -32,6 +20,18 @@ from app.engine import (
     action_from_dict,
     action_to_dict,
     view,
+)
+from tests.engine.engine_helpers import (
+    DOWN,
+    check_view,
+    do_step,
+    fixed_game,
+    flip_until_round_end,
+    players,
+    quick_game,
+    quick_rules,
+    random_rules,
+    random_step,
 )
 
 A = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]

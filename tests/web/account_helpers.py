@@ -10,7 +10,8 @@ from collections import Counter
 import pytest
 from argon2 import PasswordHasher
 
-from app import accounts, tables
+from app import tables
+from app.bots.registry import choose
 from app.engine import (
     DECK,
     ROUND_OVER,
@@ -23,8 +24,8 @@ from app.engine import (
     RuleSet,
     view,
 )
-from app.engine.bots import choose
-from app.models import Seat, Table, User
+from app.features import accounts
+from app.storage.models import Seat, Table, User
 
 PASSWORD = "correct horse"
 

@@ -8,14 +8,14 @@ import threading
 
 import websocket
 from hypothesis import strategies as st
-from live_helpers import (
+
+from app.engine import GAME_OVER, PLAY, ROUND_OVER, Game
+from tests.web.live_helpers import (
     HttpBrowser,
     move_form,
     read_table,
     seat_ids,
 )
-
-from app.engine import GAME_OVER, PLAY, ROUND_OVER, Game
 
 SLOTS = ("lobby", "setup", "play", "drawn", "round_over", "finished")
 PASSWORD = "correct horse battery"

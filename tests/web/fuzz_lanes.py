@@ -10,7 +10,8 @@ import sqlite3
 import threading
 import urllib.parse
 
-from fuzz_helpers import (
+from app.engine import Game
+from tests.web.fuzz_helpers import (
     AUTH,
     BIG_NUMBER,
     HUGE,
@@ -21,7 +22,7 @@ from fuzz_helpers import (
     hold_presence,
     phase_of,
 )
-from live_helpers import (
+from tests.web.live_helpers import (
     HttpBrowser,
     check_invariants,
     is_network_error,
@@ -29,8 +30,6 @@ from live_helpers import (
     read_table,
     seat_ids,
 )
-
-from app.engine import Game
 
 
 # ----- running them --------------------------------------------------------------------

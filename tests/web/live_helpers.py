@@ -135,7 +135,7 @@ def _reads(db, queries: list[tuple[str, tuple]]) -> list[list[tuple]]:
 
 def read_tables(db: Path | str) -> dict[str, dict]:
     """Every table as stored: code -> status, version, rules, state (the whole game: its
-    finished rounds are stored apart, see app.tables.store), votes, host."""
+    finished rounds are stored apart, see app.storage.table_store), votes, host."""
     rows, past = _reads(
         db,
         [

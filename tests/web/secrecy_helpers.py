@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import re
 
-from web_helpers import parse
-
 from app.engine import DOWN, GONE, UP, Game
+from tests.web.web_helpers import parse
 
 # ----- the secrecy scanner -------------------------------------------------------------
 ALLOWED_HIDDEN = {"csrf_token", "version", "type"}

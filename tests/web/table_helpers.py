@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import random
 
-from web_helpers import Player, form_posting_to, game_of, parse, play_until, seat_table, start
+from tests.web.web_helpers import (
+    Player,
+    form_posting_to,
+    game_of,
+    parse,
+    play_until,
+    seat_table,
+    start,
+)
 
 NOT_FOUND = "There is no table with that code."
 

@@ -9,9 +9,9 @@ import pytest
 
 from app import tables
 from app.engine import GAME_OVER, Game
-from app.hub import Connection, hub
-from app.models import Seat, Table
-from app.presence import presence
+from app.live.hub import Connection, hub
+from app.live.presence import presence
+from app.storage.models import Seat, Table
 
 
 def state(code):

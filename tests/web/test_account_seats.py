@@ -7,7 +7,10 @@ import json
 import re
 import sqlite3
 
-from account_helpers import (
+from app import create_app, tables
+from app.features import accounts
+from app.storage.models import GameRecord, Result, Seat, Table, User, db
+from tests.web.account_helpers import (
     PASSWORD,
     cheap_hashing,  # noqa: F401 (an autouse fixture)
     finish,
@@ -21,9 +24,6 @@ from account_helpers import (
     text,
     user,
 )
-
-from app import accounts, create_app, tables
-from app.models import GameRecord, Result, Seat, Table, User, db
 
 
 # ----- seats and the account -----------------------------------------------------------

@@ -6,7 +6,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from account_helpers import (
+from argon2 import PasswordHasher
+
+from app.features import accounts
+from app.storage.models import User
+from tests.web.account_helpers import (
     PASSWORD,
     cheap_hashing,  # noqa: F401 (an autouse fixture)
     make_user,
@@ -17,10 +21,6 @@ from account_helpers import (
     text,
     user,
 )
-from argon2 import PasswordHasher
-
-from app import accounts
-from app.models import User
 
 
 # ----- sign up -------------------------------------------------------------------------

@@ -7,9 +7,9 @@ import gzip
 import re
 
 import brotli
-from web_helpers import seat_table, start
 
 from app.web import assets
+from tests.web.web_helpers import seat_table, start
 
 BUDGET = 30 * 1024
 

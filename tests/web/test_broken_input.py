@@ -11,14 +11,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import websocket
-from fuzz_helpers import BIG_NUMBER, build
-from live_helpers import (
+
+from tests.conftest import LiveServer
+from tests.web.fuzz_helpers import BIG_NUMBER, build
+from tests.web.live_helpers import (
     HttpBrowser,
     check_invariants,
     read_table,
 )
-
-from tests.conftest import LiveServer
 
 
 # ----- broken socket frames and broken HTTP ---------------------------------------------

@@ -11,7 +11,12 @@ import threading
 from dataclasses import dataclass
 
 import pytest
-from live_helpers import (
+
+from app import tables
+from app.engine import GAME_OVER, ROUND_OVER, SETUP, Game
+from app.storage.models import Seat, Table
+from tests.conftest import LiveServer
+from tests.web.live_helpers import (
     STALE,
     VERSION,
     HttpBrowser,
@@ -22,11 +27,6 @@ from live_helpers import (
     read_table,
     seat_ids,
 )
-
-from app import tables
-from app.engine import GAME_OVER, ROUND_OVER, SETUP, Game
-from app.models import Seat, Table
-from tests.conftest import LiveServer
 
 
 def full_state(table: Table) -> dict | None:

@@ -11,8 +11,9 @@ import time
 import weakref
 
 import pytest
-from live_helpers import HttpBrowser as LiveBrowser
 from werkzeug.test import EnvironBuilder
+
+from tests.web.live_helpers import HttpBrowser as LiveBrowser
 
 
 def cyclic_garbage_of(app, path: str, cookie: str | None = None) -> int:
@@ -34,7 +35,7 @@ def cyclic_garbage_of(app, path: str, cookie: str | None = None) -> int:
 
 @pytest.mark.parametrize("path", ["/", "/t/ABCD"])
 def test_a_request_leaves_no_cyclic_garbage(app, path):
-    """Werkzeug's URL matcher left a cycle on every request (app.routing)."""
+    """Werkzeug's URL matcher left a cycle on every request (app.web.routing)."""
     assert cyclic_garbage_of(app, path) == 0
 
 
@@ -56,7 +57,7 @@ def test_a_closed_push_socket_is_freed_without_a_full_collection(app):
     once closed, the young collections the server runs every second must free it."""
     from werkzeug.serving import make_server
 
-    from app.hub import hub
+    from app.live.hub import hub
 
     server = make_server("127.0.0.1", 0, app, threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()

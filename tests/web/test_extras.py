@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import time
 
-from web_helpers import parse, seat_of, seat_table, start
-
-from app.hub import Connection, hub
-from app.models import Table
-from app.presence import presence
+from app.live.hub import Connection, hub
+from app.live.presence import presence
+from app.storage.models import Table
 from app.web.extras import away_countdown
+from tests.web.web_helpers import parse, seat_of, seat_table, start
 
 
 def countdown_text(browser_) -> str | None:

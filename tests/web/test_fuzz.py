@@ -11,16 +11,16 @@ import os
 import re
 from concurrent.futures import ThreadPoolExecutor
 
-from fuzz_helpers import fuzz_requests
-from fuzz_lanes import LANES, Lane, run_batch
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from live_helpers import (
+
+from tests.conftest import LiveServer
+from tests.web.fuzz_helpers import fuzz_requests
+from tests.web.fuzz_lanes import LANES, Lane, run_batch
+from tests.web.live_helpers import (
     check_invariants,
     read_tables,
 )
-
-from tests.conftest import LiveServer
 
 
 def test_fuzzing_a_live_server(tmp_path):

@@ -8,7 +8,11 @@ import json
 import random
 
 import pytest
-from web_helpers import (
+
+from app import tables
+from app.engine import Game, replay
+from app.storage.models import GameRecord, Seat, Table
+from tests.web.web_helpers import (
     Player,
     form_posting_to,
     game_of,
@@ -22,10 +26,6 @@ from web_helpers import (
     table_row,
     vote_next_round,
 )
-
-from app import tables
-from app.engine import Game, replay
-from app.models import GameRecord, Seat, Table
 
 
 def page_ranking(doc) -> list[tuple[int, str, int, bool]]:

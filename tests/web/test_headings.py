@@ -9,11 +9,11 @@ import random
 import re
 
 import pytest
-from account_helpers import PASSWORD, cheap_hashing, signin, signup  # noqa: F401
-from table_helpers import finish_small_game
-from web_helpers import Player, parse, play_until, seat_table, start
 
-from app.models import Table
+from app.storage.models import Table
+from tests.web.account_helpers import PASSWORD, cheap_hashing, signin, signup  # noqa: F401
+from tests.web.table_helpers import finish_small_game
+from tests.web.web_helpers import Player, parse, play_until, seat_table, start
 
 
 def one_h1(html: str | bytes) -> str:

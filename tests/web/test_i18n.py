@@ -8,7 +8,11 @@ import random
 import re
 
 import pytest
-from account_helpers import (  # noqa: F401 (cheap_hashing: an autouse fixture)
+
+from app.i18n import LANGUAGES
+from app.live.hub import Connection, hub
+from app.storage.models import Seat
+from tests.web.account_helpers import (  # noqa: F401 (cheap_hashing: an autouse fixture)
     cheap_hashing,
     finish,
     game_penalised_ender,
@@ -17,7 +21,7 @@ from account_helpers import (  # noqa: F401 (cheap_hashing: an autouse fixture)
     signup,
     table_with,
 )
-from web_helpers import (
+from tests.web.web_helpers import (
     Player,
     parse,
     phase_of,
@@ -25,10 +29,6 @@ from web_helpers import (
     seat_table,
     start,
 )
-
-from app.hub import Connection, hub
-from app.i18n import LANGUAGES
-from app.models import Seat
 
 # Words of the English interface that are not also French or German words.
 ENGLISH = {
@@ -185,7 +185,8 @@ def test_a_socket_keeps_the_language_of_its_page(live_server):
     import time
 
     import websocket
-    from web_helpers import LiveBrowser
+
+    from tests.web.web_helpers import LiveBrowser
 
     ann, bob = LiveBrowser(live_server.url), LiveBrowser(live_server.url)
     ann.get("/?lang=fr")

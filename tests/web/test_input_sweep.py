@@ -10,10 +10,9 @@ import io
 import re
 from pathlib import Path
 
-from account_helpers import cheap_hashing  # noqa: F401
-from web_helpers import parse
-
-from app.models import ScoreSheet, SheetRound, Table, User
+from app.storage.models import ScoreSheet, SheetRound, Table, User
+from tests.web.account_helpers import cheap_hashing  # noqa: F401
+from tests.web.web_helpers import parse
 
 BROKEN = [
     "",

@@ -4,10 +4,10 @@ knows (no query per request), with the same answers as the database gives."""
 from __future__ import annotations
 
 import pytest
-from web_helpers import seat_of
 
 from app import tables
-from app.tables import store as known_store
+from app.storage import table_store as known_store
+from tests.web.web_helpers import seat_of
 
 
 @pytest.fixture

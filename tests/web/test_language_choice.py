@@ -8,17 +8,17 @@ import re
 import sqlite3
 
 import pytest
-from account_helpers import (  # noqa: F401 (cheap_hashing: an autouse fixture)
+
+from app import create_app
+from app.i18n import LANGUAGES, NAMES
+from app.storage.models import User
+from tests.web.account_helpers import (  # noqa: F401 (cheap_hashing: an autouse fixture)
     cheap_hashing,
     signin,
     signup,
     user,
 )
-from web_helpers import parse
-
-from app import create_app
-from app.i18n import LANGUAGES, NAMES
-from app.models import User
+from tests.web.web_helpers import parse
 
 
 def lang_of(response) -> str:

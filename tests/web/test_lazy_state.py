@@ -1,15 +1,15 @@
 """A table's stored state is read with its row on every request at the table, but
-decoded only when used (app.models.LazyJSONField): a request whose game is cached never
+decoded only when used (app.storage.models.LazyJSONField): a request whose game is cached never
 decodes it, and what is read is what was stored."""
 
 from __future__ import annotations
 
 import orjson
-from table_helpers import playing
 
 from app import tables
-from app.models import Encoded, Table, db
-from app.tables.store import ROW, snapshot_message
+from app.storage.models import Encoded, Table, db
+from app.storage.table_store import ROW, snapshot_message
+from tests.web.table_helpers import playing
 
 
 def stored_state(code: str) -> str:

@@ -7,7 +7,11 @@ import itertools
 import re
 
 import pytest
-from account_helpers import (  # noqa: F401 (cheap_hashing: an autouse fixture)
+
+from app.engine import RuleSet
+from app.features import stats
+from app.storage.models import Result, Seat, Table
+from tests.web.account_helpers import (  # noqa: F401 (cheap_hashing: an autouse fixture)
     cheap_hashing,
     finish,
     game_clean_win,
@@ -16,10 +20,6 @@ from account_helpers import (  # noqa: F401 (cheap_hashing: an autouse fixture)
     signin,
     table_with,
 )
-
-from app import stats
-from app.engine import RuleSet
-from app.models import Result, Seat, Table
 
 _codes = itertools.count()
 
@@ -136,7 +136,7 @@ def test_guests_bots_and_deleted_players_are_not_ranked(browser, app):
     html = browser().get("/leaderboard").data.decode()
     assert rows_of(html) == [("1", "ann", False), ("1", "bob", False)]
     assert "Guest" not in html
-    from app import accounts
+    from app.features import accounts
 
     accounts.delete_user(bob, "correct horse")
     html = browser().get("/leaderboard").data.decode()

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from web_helpers import each, parse, seat_table, start
-
 from app import tables
 from app.engine.rules import BOUNDS
-from app.models import Seat, Table
+from app.storage.models import Seat, Table
+from tests.web.web_helpers import each, parse, seat_table, start
 
 ROOT = Path(__file__).resolve().parents[2]
 

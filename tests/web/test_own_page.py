@@ -8,11 +8,11 @@ from __future__ import annotations
 import re
 
 from flask import request
-from web_helpers import seat_of, seat_table, start, whose_turn
 
 from app import tables
-from app.hub import Connection, hub
+from app.live.hub import Connection, hub
 from app.web import render
+from tests.web.web_helpers import seat_of, seat_table, start, whose_turn
 
 
 def page_id(person) -> str:
@@ -83,7 +83,7 @@ def test_a_page_is_pushed_the_change_of_a_request_without_its_id_or_of_someone_e
 
 
 def test_another_process_skips_the_answered_page_without_drawing_it(app, browser, monkeypatch):
-    """The process that did not make the change (app.cluster: no answer is made there)
+    """The process that did not make the change (app.cluster.fanout: no answer is made there)
     neither sends the answered page the table nor draws that page's HTML."""
     people = seat_table(browser, initial_flips=0)
     start(people[0])
@@ -101,7 +101,7 @@ def test_another_process_skips_the_answered_page_without_drawing_it(app, browser
     monkeypatch.setattr(render, "table_html", lambda ctx: drawn.append(ctx["me"]) or real(ctx))
     snap = tables.store.current(code)
     with app.test_request_context():
-        request.environ[render.PUSHED] = None  # as app.cluster.Fanout._drain sets it
+        request.environ[render.PUSHED] = None  # as app.cluster.fanout.Fanout._drain sets it
         request.environ[render.ANSWERED] = (page, render.token_digest(mover.csrf))
         version, out = render.render_push(code, conns, "table", snap)
     assert [conn for conn, _ in out] == [conns[1]]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import re
 
-from web_helpers import Player, game_of, seat_table, start
+from tests.web.web_helpers import Player, game_of, seat_table, start
 
 BUDGET = 30 * 1024
 LINKED = re.compile(r'<(?:script|link)[^>]+(?:src|href)="(/[^"]+)"')

@@ -10,11 +10,10 @@ from __future__ import annotations
 import re
 import time
 
-from table_helpers import playing
-from web_helpers import game_of, seat_of
-
-from app.hub import Connection, hub
-from app.presence import presence
+from app.live.hub import Connection, hub
+from app.live.presence import presence
+from tests.web.table_helpers import playing
+from tests.web.web_helpers import game_of, seat_of
 
 
 def bob_shown(html: str) -> str:
@@ -118,7 +117,7 @@ def test_a_request_of_a_seat_that_was_away_pushes_it_back(browser):
 def test_in_a_game_a_socket_opening_or_closing_is_pushed_to_the_others(app, browser):
     """The countdown for a player without a socket starts and stops with their socket,
     even while a recent request keeps them marked here. (A push that would show Ann
-    what her page shows already is not sent: see app.hub.Connection.offer.)"""
+    what her page shows already is not sent: see app.live.hub.Connection.offer.)"""
     ann, bob = playing(browser)
     code = ann.code
     if game_of(code).round.turn == seat_of(code, "Ann").player_id:

@@ -13,7 +13,7 @@ from app import i18n
 from app.engine import DOWN, PLAY, SETUP, Draw, Game, KeepDrawn, Player, RuleSet
 from app.engine.actions import action_to_dict
 from app.engine.frozen import Frozen
-from app.models import Seat, Table
+from app.storage.models import Seat, Table
 from app.tables import Snapshot
 from app.web import presenter
 from app.web.presenter import Shared, board, my_grid_html
@@ -270,11 +270,11 @@ def test_my_grid_html_makes_the_pressable_cards_buttons_of_one_form():
 
 
 def test_a_change_rebuilds_the_view_of_the_grid_it_touched_only():
-    """The change step works on a fork of the committed game (app.tables.store.fork):
+    """The change step works on a fork of the committed game (app.storage.table_store.fork):
     its views reuse the committed game's unchanged grids, and the committed game's own
     views are not changed through the fork."""
     from app.engine import view
-    from app.tables.store import fork
+    from app.storage.table_store import fork
 
     game = new_game("fork")
     turn = play_to_turn(game)

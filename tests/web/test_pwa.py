@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import struct
 
-from web_helpers import parse
+from tests.web.web_helpers import parse
 
 
 def png_size(data: bytes) -> tuple[int, int]:

@@ -4,10 +4,10 @@ socket at the table for a few seconds, rate-limited per seat, never free text.""
 from __future__ import annotations
 
 import pytest
-from web_helpers import parse, seat_of, seat_table, start
 
-from app.hub import Connection, hub
+from app.live.hub import Connection, hub
 from app.web import reactions
+from tests.web.web_helpers import parse, seat_of, seat_table, start
 
 
 @pytest.fixture

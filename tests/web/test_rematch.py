@@ -8,8 +8,10 @@ from __future__ import annotations
 import random
 
 import pytest
-from table_helpers import error_text
-from web_helpers import (
+
+from app.storage.models import Seat, Table
+from tests.web.table_helpers import error_text
+from tests.web.web_helpers import (
     Player,
     form_posting_to,
     game_of,
@@ -22,8 +24,6 @@ from web_helpers import (
     table_row,
     vote_next_round,
 )
-
-from app.models import Seat, Table
 
 
 def finish(players: list[Player]) -> None:

@@ -8,7 +8,9 @@ import json
 import re
 from pathlib import Path
 
-from account_helpers import (  # noqa: F401
+from app.engine import to_record
+from app.storage.models import GameRecord, ScoreSheet, Table
+from tests.web.account_helpers import (  # noqa: F401
     bot_game,
     cheap_hashing,
     finish,
@@ -17,10 +19,7 @@ from account_helpers import (  # noqa: F401
     signin,
     table_with,
 )
-from web_helpers import each, parse
-
-from app.engine import to_record
-from app.models import GameRecord, ScoreSheet, Table
+from tests.web.web_helpers import each, parse
 
 RECORDS = Path(__file__).resolve().parents[1] / "data" / "conformance" / "records.jsonl"
 

@@ -13,7 +13,10 @@ import time
 from dataclasses import dataclass, field
 
 import pytest
-from live_helpers import (
+
+from app.engine import GAME_OVER, PLAY, ROUND_OVER, SETUP, Game, replay
+from tests.conftest import LiveServer
+from tests.web.live_helpers import (
     STALE,
     VERSION,
     HttpBrowser,
@@ -27,9 +30,6 @@ from live_helpers import (
     read_tables,
     seat_ids,
 )
-
-from app.engine import GAME_OVER, PLAY, ROUND_OVER, SETUP, Game, replay
-from tests.conftest import LiveServer
 
 
 @dataclass
@@ -214,7 +214,7 @@ def server_db(request, tmp_path):
     if request.param == "sqlite":
         yield tmp_path / "skymo.db", {}
         return
-    from tests.scale.conftest import fresh_postgres
+    from tests.cluster.conftest import fresh_postgres
 
     with fresh_postgres() as url:
         yield url, {"SKYMO_DATABASE_URL": url}

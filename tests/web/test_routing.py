@@ -1,4 +1,4 @@
-"""URL matching (app.routing): Werkzeug's answers (and no cyclic garbage:
+"""URL matching (app.web.routing): Werkzeug's answers (and no cyclic garbage:
 test_cyclic_garbage.py)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from flask import url_for
 from werkzeug.routing import Map, Rule
 from werkzeug.routing.matcher import StateMachineMatcher
 
-from app.routing import Matcher, Routes
+from app.web.routing import Matcher, Routes
 
 PATHS = [
     "/",

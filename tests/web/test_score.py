@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 
 import websocket
-from account_helpers import cheap_hashing, signin, signup  # noqa: F401
-from web_helpers import LiveBrowser, each, parse
 
 from app.engine.rules import BOUNDS
-from app.models import Result, ScoreSheet, SheetRound
+from app.storage.models import Result, ScoreSheet, SheetRound
+from tests.web.account_helpers import cheap_hashing, signin, signup  # noqa: F401
+from tests.web.web_helpers import LiveBrowser, each, parse
 
 THREE = {"player-1": "Emma", "player-2": "Nico", "player-3": "Pat"}
 SETTINGS = {"end_score": "100", "penalty_mode": "multiplier", "penalty_multiplier": "2"}

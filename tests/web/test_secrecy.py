@@ -16,8 +16,14 @@ import secrets
 from types import SimpleNamespace
 
 import pytest
-from secrecy_helpers import scan
-from web_helpers import (
+
+from app import tables
+from app.engine import DOWN, view
+from app.live.hub import Connection, hub
+from app.storage.models import Table
+from app.web import presenter
+from tests.web.secrecy_helpers import scan
+from tests.web.web_helpers import (
     Player,
     each,
     game_of,
@@ -30,12 +36,6 @@ from web_helpers import (
     vote_next_round,
     whose_turn,
 )
-
-from app import tables
-from app.engine import DOWN, view
-from app.hub import Connection, hub
-from app.models import Table
-from app.web import presenter
 
 
 def state_now(code: str):

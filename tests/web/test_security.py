@@ -7,9 +7,9 @@ import stat
 
 import pytest
 import websocket
-from web_helpers import LiveBrowser, parse
 
 from app import create_app
+from tests.web.web_helpers import LiveBrowser, parse
 
 
 def same_secret(token: str, other: str) -> bool:

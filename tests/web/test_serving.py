@@ -1,4 +1,4 @@
-"""gunicorn's answers with headers and body in one send (app.serving), byte for byte
+"""gunicorn's answers with headers and body in one send (app.web.serving), byte for byte
 what gunicorn itself would have sent."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from gunicorn import util
 from gunicorn.config import Config
 from gunicorn.http.wsgi import Response
 
-from app.serving import one_send
+from app.web.serving import one_send
 
 
 class OneSend(Response):
@@ -96,7 +96,7 @@ def test_a_urlencoded_form_reads_as_werkzeug_reads_it(body):
     from flask import Flask, Request
     from werkzeug.test import EnvironBuilder
 
-    from app.serving import QuickForm
+    from app.web.serving import QuickForm
 
     app = Flask(__name__)
     environ = EnvironBuilder(
@@ -124,7 +124,7 @@ def test_the_app_reads_forms_the_short_way_with_htmx_flask_s_request(app):
     way, and still has `request.htmx`."""
     from flask import request
 
-    from app.serving import QuickForm
+    from app.web.serving import QuickForm
 
     assert issubclass(app.request_class, QuickForm)
     body = b"type=draw&version=3"
@@ -148,7 +148,7 @@ def test_cookies_read_as_werkzeug_reads_them_parsed_once_per_header(header):
     from werkzeug.test import EnvironBuilder
     from werkzeug.wrappers import Request
 
-    from app.serving import QuickForm
+    from app.web.serving import QuickForm
 
     environ = EnvironBuilder(headers={"Cookie": header}).get_environ()
     theirs = Request(dict(environ)).cookies
@@ -165,7 +165,7 @@ def test_the_url_map_remembers_its_matches_and_answers_as_werkzeug_does(app):
     values); misses and wrong methods are Werkzeug's, every time."""
     from werkzeug.exceptions import MethodNotAllowed, NotFound
 
-    from app.serving import RememberedMatches
+    from app.web.serving import RememberedMatches
 
     matcher = app.url_map._matcher
     assert isinstance(matcher, RememberedMatches)
@@ -204,7 +204,7 @@ def test_a_worker_collects_its_young_generations_often_and_the_oldest_rarely(gc_
     little when it is (docs/figures.md, "No periodic latency bursts")."""
     import gc
 
-    from app.serving import GC_THRESHOLDS, PauseLog, tune_gc
+    from app.web.serving import GC_THRESHOLDS, PauseLog, tune_gc
 
     monkeypatch.delenv("SKYMO_GC_THRESHOLDS", raising=False)
     tune_gc()
@@ -222,10 +222,10 @@ def test_a_long_collection_is_logged_unless_logging_cannot_name_the_thread(monke
     log showed "Exception ignored in: PauseLog" on every shutdown)."""
     import logging
 
-    import app.serving as serving
+    import app.web.serving as serving
 
     pause = serving.PauseLog(0.0)
-    with caplog.at_level(logging.WARNING, logger="app.serving"):
+    with caplog.at_level(logging.WARNING, logger="app.web.serving"):
         pause("start", {})
         pause("stop", {"generation": 1, "collected": 3})
     assert "garbage collection of generation 1" in caplog.text
@@ -241,7 +241,7 @@ def test_a_long_collection_is_logged_unless_logging_cannot_name_the_thread(monke
 def test_a_timed_young_collection_takes_the_middle_generation_in_its_turn(gc_state):
     import gc
 
-    from app.serving import collect_due
+    from app.web.serving import collect_due
 
     gc.disable()  # only the collections made here
     try:
@@ -254,11 +254,11 @@ def test_a_timed_young_collection_takes_the_middle_generation_in_its_turn(gc_sta
 
 def test_one_timed_collector_per_worker(monkeypatch):
     """Started once, it collects what is due every `every` seconds."""
-    import app.hub
-    import app.serving as serving
+    import app.live.hub
+    import app.web.serving as serving
 
     started, slept, collected = [], [], []
-    monkeypatch.setattr(app.hub, "background", lambda target, name: started.append(target))
+    monkeypatch.setattr(app.live.hub, "background", lambda target, name: started.append(target))
     monkeypatch.setattr(serving, "collect_due", lambda: collected.append(1))
     monkeypatch.setattr(serving.collect_young_by_time, "started", False, raising=False)
 
@@ -281,11 +281,11 @@ def test_a_timer_that_fires_late_is_logged_as_a_held_loop(monkeypatch, caplog):
     burst with no collection behind it): logged with the time, a little lateness not."""
     import logging
 
-    import app.hub
-    import app.serving as serving
+    import app.live.hub
+    import app.web.serving as serving
 
     started, now = [], [100.0]
-    monkeypatch.setattr(app.hub, "background", lambda target, name: started.append(target))
+    monkeypatch.setattr(app.live.hub, "background", lambda target, name: started.append(target))
     monkeypatch.setattr(serving, "collect_due", lambda: None)
     monkeypatch.setattr(serving.collect_young_by_time, "started", False, raising=False)
     monkeypatch.setattr(serving.time, "monotonic", lambda: now[0])
@@ -299,7 +299,7 @@ def test_a_timer_that_fires_late_is_logged_as_a_held_loop(monkeypatch, caplog):
 
     monkeypatch.setattr(serving.time, "sleep", sleep)
     serving.collect_young_by_time(1.0)
-    with caplog.at_level(logging.WARNING, logger="app.serving"), pytest.raises(SystemExit):
+    with caplog.at_level(logging.WARNING, logger="app.web.serving"), pytest.raises(SystemExit):
         started[0]()
     held = [r.getMessage() for r in caplog.records if "loop was held" in r.getMessage()]
     assert len(held) == 1 and "fired 900 ms late" in held[0] and "UTC" in held[0]

@@ -7,7 +7,8 @@ from __future__ import annotations
 import time
 
 from itsdangerous import URLSafeTimedSerializer
-from web_helpers import parse
+
+from tests.web.web_helpers import parse
 
 
 def seated(ann, code) -> bool:

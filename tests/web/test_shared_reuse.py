@@ -6,11 +6,11 @@ changes (a move, someone's presence, a reaction, the language)."""
 from __future__ import annotations
 
 import pytest
-from web_helpers import parse, seat_of, seat_table, start, whose_turn
 
 from app import tables
-from app.models import Table
+from app.storage.models import Table
 from app.web import reactions, render
+from tests.web.web_helpers import parse, seat_of, seat_table, start, whose_turn
 
 HX = {"HX-Request": "true"}
 

@@ -7,7 +7,9 @@ import re
 
 import limits.storage.memory
 import limits.strategies
-from account_helpers import (
+
+from app.web import ratelimit
+from tests.web.account_helpers import (
     cheap_hashing,  # noqa: F401 (an autouse fixture)
     make_user,
     signed_in_as,
@@ -15,8 +17,6 @@ from account_helpers import (
     signout,
     text,
 )
-
-from app.web import ratelimit
 
 # ----- rate limit ----------------------------------------------------------------------
 TOO_MANY = re.compile(r"Too many sign-in attempts: try again in (\d+) minutes?\.")

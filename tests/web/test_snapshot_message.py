@@ -8,12 +8,12 @@ import sys
 from itertools import pairwise
 
 import orjson
-from table_helpers import finish_small_game
 
-import app.tables.store  # noqa: F401  (the module: `app.tables.store` is its Store)
+import app.storage.table_store  # noqa: F401  (the module: `app.storage.table_store` is its Store)
 from app.engine import Game, view
-from app.hub import hub
-from app.tables.store import Store, snapshot_message
+from app.live.hub import hub
+from app.storage.table_store import Store, snapshot_message
+from tests.web.table_helpers import finish_small_game
 
 
 def play_a_game(browser, end_score: int) -> None:
@@ -26,7 +26,7 @@ def seats_of(snap):
 
 
 def test_another_process_rebuilds_every_published_snapshot_from_its_message(browser, monkeypatch):
-    store_module = sys.modules["app.tables.store"]
+    store_module = sys.modules["app.storage.table_store"]
     reads = []  # finished rounds read back by the other process
     read_rounds = store_module.PAST_ROUNDS.all
     other = Store()  # the other process, hearing every message in order

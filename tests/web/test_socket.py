@@ -10,7 +10,6 @@ import zlib
 
 import pytest
 import websocket
-from web_helpers import LiveBrowser, parse
 from wsproto import ConnectionType, WSConnection
 from wsproto.events import AcceptConnection, Request, TextMessage
 from wsproto.extensions import PerMessageDeflate
@@ -18,6 +17,7 @@ from wsproto.extensions import PerMessageDeflate
 from app.engine import Game
 from app.web.render import a
 from app.web.ws import FreshDeflate
+from tests.web.web_helpers import LiveBrowser, parse
 
 
 def receive(ws, until: float = 2.0) -> str:

@@ -7,20 +7,9 @@ import random
 import re
 
 import pytest
-from account_helpers import (  # noqa: F401 (cheap_hashing: an autouse fixture)
-    SMALL,
-    bot_game,
-    cheap_hashing,
-    expected_numbers,
-    finish,
-    game_clean_win,
-    game_penalised_ender,
-    make_user,
-    signin,
-    table_with,
-)
 
-from app import stats, tables
+from app import tables
+from app.bots.registry import choose
 from app.engine import (
     ROUND_OVER,
     DiscardDrawn,
@@ -33,9 +22,21 @@ from app.engine import (
     to_record,
     view,
 )
-from app.engine.bots import choose
-from app.models import GameRecord, Result, Seat, Table, db
+from app.features import stats
+from app.storage.models import GameRecord, Result, Seat, Table, db
 from app.web import charts
+from tests.web.account_helpers import (  # noqa: F401 (cheap_hashing: an autouse fixture)
+    SMALL,
+    bot_game,
+    cheap_hashing,
+    expected_numbers,
+    finish,
+    game_clean_win,
+    game_penalised_ender,
+    make_user,
+    signin,
+    table_with,
+)
 
 
 def text(response) -> str:

@@ -6,8 +6,9 @@ compared before and after."""
 
 from __future__ import annotations
 
-from table_helpers import GOOD_RULES, NOT_FOUND, error_text, is_partial, playing
-from web_helpers import (
+from app.storage.models import Seat
+from tests.web.table_helpers import GOOD_RULES, NOT_FOUND, error_text, is_partial, playing
+from tests.web.web_helpers import (
     data_version,
     each,
     grid_form,
@@ -19,8 +20,6 @@ from web_helpers import (
     table_row,
     whose_turn,
 )
-
-from app.models import Seat
 
 
 # ----- GET /t/<code> -----------------------------------------------------------------------

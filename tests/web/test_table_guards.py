@@ -9,8 +9,17 @@ from __future__ import annotations
 import json
 
 import pytest
-from table_helpers import GOOD_RULES, NOT_FOUND, error_text, finish_small_game, is_partial, playing
-from web_helpers import (
+
+from app.storage.models import Seat, Table
+from tests.web.table_helpers import (
+    GOOD_RULES,
+    NOT_FOUND,
+    error_text,
+    finish_small_game,
+    is_partial,
+    playing,
+)
+from tests.web.web_helpers import (
     each,
     game_of,
     parse,
@@ -20,8 +29,6 @@ from web_helpers import (
     table_row,
     whose_turn,
 )
-
-from app.models import Seat, Table
 
 
 # ----- CSRF on every POST ------------------------------------------------------------------

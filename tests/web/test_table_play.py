@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 
-from table_helpers import error_text, finish_small_game, is_partial, playing
-from web_helpers import (
+from app.engine import GONE, UP
+from app.storage.models import Seat, Table
+from tests.web.table_helpers import error_text, finish_small_game, is_partial, playing
+from tests.web.web_helpers import (
     data_version,
     each,
     form_posting_to,
@@ -24,9 +26,6 @@ from web_helpers import (
     table_row,
     whose_turn,
 )
-
-from app.engine import GONE, UP
-from app.models import Seat, Table
 
 
 # ----- POST /t/<code>/move ----------------------------------------------------------------

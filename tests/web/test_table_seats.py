@@ -6,8 +6,9 @@ compared before and after."""
 
 from __future__ import annotations
 
-from table_helpers import error_text, is_partial
-from web_helpers import (
+from app.storage.models import Seat, Table
+from tests.web.table_helpers import error_text, is_partial
+from tests.web.web_helpers import (
     data_version,
     each,
     game_of,
@@ -19,8 +20,6 @@ from web_helpers import (
     start,
     table_row,
 )
-
-from app.models import Seat, Table
 
 
 # ----- POST /t/<code>/bots -------------------------------------------------------------------

@@ -9,11 +9,10 @@ import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
-from live_helpers import HttpBrowser
-
 from app import tables
 from app.engine import Game
-from app.models import Seat, Table
+from app.storage.models import Seat, Table
+from tests.web.live_helpers import HttpBrowser
 
 VOID = {
     "area",

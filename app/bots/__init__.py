@@ -1,0 +1,1 @@
+"""Bots: players that choose a legal move from what one player may see."""

@@ -1,0 +1,1 @@
+"""Commands: sim, sweep, migrate (python -m app.cli.<name>)."""

@@ -1,0 +1,1 @@
+"""Multi-process adapters: Redis fan-out, shared presence, the Due scheduler."""

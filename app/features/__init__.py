@@ -1,0 +1,1 @@
+"""Features beside the tables: accounts, stats, score sheets, replays."""

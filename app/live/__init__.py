@@ -1,0 +1,1 @@
+"""Single-process adapters: the push hub, presence and the timer scheduler."""

@@ -1,0 +1,349 @@
+"""The sockets of each table, and sending them their pushes.
+
+A push is rendered once for all of a table's sockets (the renderer the web layer
+registers; this module knows nothing about templates), then each socket's HTML goes into
+that socket's own queue. The socket's handler writes it out (`Connection.pump`), so a
+slow or stalled reader never delays the player who moved nor anyone else: when its
+queue is full it is dropped (the page reconnects and gets the whole table).
+
+`publish` is the transport the change step calls. In the multi-process mode it also
+announces the change to the other processes (app.cluster.fanout.Fanout, through Redis), with
+the committed snapshot, which they push to their own sockets with `push_local`."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from app.live.presence import presence
+
+log = logging.getLogger(__name__)
+
+QUEUE_SIZE = 32  # pushes waiting for one socket before it counts as stalled
+WAKE = object()  # queued by `wake`: the sender looks at its socket again
+
+
+def _gone(html) -> None:
+    """A released connection's writer: its socket has closed."""
+    raise ConnectionError("the socket has closed")
+
+
+def gevent_active() -> bool:
+    try:
+        from gevent import monkey
+    except ImportError:
+        return False
+    return monkey.is_module_patched("threading")
+
+
+def background(target: Callable[[], object], name: str) -> None:
+    """Run `target` in the background: under gevent a bare greenlet, else a daemon
+    thread. A patched Thread.start() waits for the new greenlet to report that it
+    started, and under load (hundreds of sockets opening at once) those waits were
+    measured never to return, each holding its request's database connection."""
+    if gevent_active():
+        import gevent
+
+        gevent.spawn(target)
+    else:
+        threading.Thread(target=target, name=name, daemon=True).start()
+
+
+class Background:
+    """simple-websocket's `thread_class` (its socket reader): started with `background`."""
+
+    def __init__(self, target: Callable[[], object]):
+        self.target = target
+        self.name = "skymo-socket-reader"
+
+    def start(self) -> None:
+        # Not kept once started: the target is the reader's bound method, and the
+        # reader keeps its Background (a cycle that only the collector would free).
+        target, self.target = self.target, None
+        background(target, self.name)
+
+
+@dataclass(eq=False)
+class Connection:
+    code: str
+    seat_id: int | None  # None: a spectator
+    csrf: str  # the recipient's CSRF token, for the forms in pushed partials
+    send: Callable[[str], None]
+    base_url: str = "http://localhost/"  # for absolute links (the invite URL)
+    name: str = ""  # a signed-in visitor's username, prefilled in the join form
+    locale: str = "en"  # the language of the page that opened the socket: pushes use it
+    page: str = ""  # the id of the page that opened the socket (`?p=`), if it sent one
+    # True: pushes wait in a queue that `pump` sends from (sockets); False: send() is
+    # called by whoever publishes (tests that capture pushes).
+    queued: bool = False
+    close: Callable[[], None] | None = None  # ends the socket when it is dropped
+    # write_now(html) -> None if written at once, else the bytes still to send (queued
+    # for the sender): the publisher writes what the socket takes without waiting,
+    # since a woken sender waits its turn behind every runnable request.
+    write_now: Callable[[str], bytes | None] | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    # Held while anything is written to the socket: two frames must never interleave.
+    writing: threading.Lock = field(default_factory=threading.Lock)
+    sent_version: int = -1  # the newest table version handed to this socket
+    _shown: int | None = None  # hash of the HTML last handed to it (None: unknown)
+    dead: bool = False
+    _queue: queue.Queue | None = None
+    _partial: bool = False  # a direct write left part of a frame: its rest is queued
+
+    def start(self) -> None:
+        if self.queued and self._queue is None:
+            self._queue = queue.Queue(QUEUE_SIZE)
+
+    def offer(self, html: str, version: int, part: bool = False) -> bool:
+        """Hand a push to this socket; False if the socket is gone or stalled. A
+        socket never receives an older version of its table after a newer one, nor the
+        very table it was just handed: sent again, it would reset what the player began
+        on the page (an unfolded form, a name half typed), for nothing to see. `part`:
+        a piece shown beside the table (a reaction), always sent."""
+        shown = None if part else hash(html)
+        with self.lock:
+            if self.dead:
+                return False
+            if version < self.sent_version:
+                return True
+            if not part:
+                if version == self.sent_version and shown == self._shown:
+                    return True
+                self._shown = shown
+            self.sent_version = version
+            if self._queue is None:
+                try:
+                    self.send(html)
+                except Exception:
+                    self.dead = True
+                return not self.dead
+            item = html
+            if (
+                self.write_now is not None
+                and self._queue.empty()
+                and self.writing.acquire(blocking=False)  # else the sender is writing
+            ):
+                try:
+                    item = self.write_now(html)
+                except Exception:
+                    self.dead = True
+                    return False
+                finally:
+                    self.writing.release()
+                if item is None:
+                    return True
+                self._partial = True
+            try:
+                self._queue.put_nowait(item)
+            except queue.Full:
+                self.dead = True
+        return not self.dead
+
+    def answered(self, version: int) -> None:
+        """The page got `version` as the answer to its own request: not pushed to it, and
+        nothing older is sent after it."""
+        with self.lock:
+            self.sent_version = max(self.sent_version, version)
+            self._shown = None  # the page shows its answer, not a push
+
+    def stop(self) -> None:
+        with self.lock:
+            self.dead = True
+        if self._queue is not None:
+            # A full queue: the sender notices `dead` after its current send.
+            with contextlib.suppress(queue.Full):
+                self._queue.put_nowait(None)
+
+    def release(self) -> None:
+        """Once its socket has closed: drop what refers back to the socket (its
+        writers, its close), so that the socket, its reader and this connection are
+        freed at once. Kept, they form a cycle that waits for a full collection, and a
+        closed socket's buffers with it (the soak's steady growth: docs/figures.md)."""
+        with self.lock:
+            self.dead = True
+            self.send = _gone
+            self.write_now = None
+            self.close = None
+
+    def wake(self) -> None:
+        """Have the sender look at its socket (it closed, or the client sent something)."""
+        if self._queue is not None:
+            with contextlib.suppress(queue.Full):  # a full queue: the sender is busy anyway
+                self._queue.put_nowait(WAKE)
+
+    def pump(self, alive: Callable[[], bool] = lambda: True, woken=None) -> None:
+        """Send queued pushes until the connection stops or `alive()` turns false; run
+        by the socket's own handler (no extra greenlet per socket). `woken()` runs on
+        each `wake`."""
+        while True:
+            html = self._queue.get()
+            if html is None or self.dead or not alive():
+                return
+            if html is WAKE:
+                if woken is not None:
+                    woken()
+                continue
+            try:
+                with self.writing:
+                    self.send(html)  # html, or bytes: a frame's rest, a ping or pong
+                    if isinstance(html, bytes):
+                        self._partial = False
+            except Exception:
+                self.dead = True
+                log.info("dropping a dead socket at table %s", self.code)
+                self.shut()
+                return
+
+    def write_frame(self, data: bytes, sendall: Callable[[bytes], object]) -> None:
+        """Write a frame the socket's reader made (a ping, a pong, the close): at once
+        when nothing else is being written, else queued behind it (never inside a push's
+        frame, which would corrupt the stream; never waiting on a stalled send)."""
+        if not self._partial and self.writing.acquire(blocking=False):
+            try:
+                sendall(data)
+            finally:
+                self.writing.release()
+            return
+        if self._queue is None:
+            return  # unqueued: nothing is ever left half written
+        try:
+            self._queue.put_nowait(data)
+        except queue.Full:
+            self.dead = True
+
+    def shut(self) -> None:
+        """Close the socket (its handler then leaves the hub)."""
+        close = self.close  # (released meanwhile: None)
+        if close is not None:
+            try:
+                close()
+            except Exception:
+                log.debug("closing a dropped socket failed", exc_info=True)
+
+
+# renderer(code=, conns=, what=, snapshot=) -> (table version, [(connection, html)])
+Renderer = Callable[..., tuple[int, list[tuple[Connection, str]]]]
+
+
+class Hub:
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._tables: dict[str, set[Connection]] = {}
+        self._renderer: Renderer | None = None
+        # fanout(code, what, snapshot or None): tell the other processes (multi-process mode)
+        self._fanout: Callable[[str, str, object], None] | None = None
+        self._events: dict[str, Callable[[str, object], None]] = {}
+        self._announce: Callable[[str, str, object], None] | None = None
+        # holding(code, held): this process's first socket at a table opened (True) or
+        # its last one closed (False); called before the socket gets the table
+        self._holding: Callable[[str, bool], None] | None = None
+
+    def set_fanout(self, fanout: Callable[[str, str, object], None] | None) -> None:
+        self._fanout = fanout
+
+    def on_event(self, name: str, handler: Callable[[str, object], None]) -> None:
+        """handler(code, data) shows an event (a reaction) to this process's sockets."""
+        self._events[name] = handler
+
+    def broadcast(self, code: str, name: str, data) -> None:
+        """An event at the table, shown on every process's sockets (not stored)."""
+        self.show_event(code, name, data)
+        if self._announce is not None:
+            self._announce(code, name, data)
+
+    def show_event(self, code: str, name: str, data) -> None:
+        """An event, on this process's sockets only (unknown events are ignored)."""
+        handler = self._events.get(name)
+        if handler is not None:
+            handler(code, data)
+
+    def set_announcer(self, announce: Callable[[str, str, object], None] | None) -> None:
+        """announce(code, name, data): tell the other processes (multi-process mode)."""
+        self._announce = announce
+
+    def set_renderer(self, renderer: Renderer) -> None:
+        self._renderer = renderer
+
+    def set_holding(self, holding: Callable[[str, bool], None] | None) -> None:
+        """holding(code, held): see __init__ (multi-process mode: the other processes
+        send this one a table's changes only while it holds a socket there)."""
+        self._holding = holding
+
+    def add(self, conn: Connection) -> None:
+        conn.start()
+        with self._lock:
+            first = conn.code not in self._tables
+            self._tables.setdefault(conn.code, set()).add(conn)
+        if first and self._holding is not None:
+            self._holding(conn.code, True)
+        presence.opened(conn.code, conn.seat_id)
+
+    def remove(self, conn: Connection) -> None:
+        conn.stop()
+        with self._lock:
+            conns = self._tables.get(conn.code)
+            if conns is None or conn not in conns:
+                return
+            conns.discard(conn)
+            last = not conns
+            if last:
+                del self._tables[conn.code]
+        if last and self._holding is not None:
+            self._holding(conn.code, False)
+        presence.closed(conn.code, conn.seat_id)
+
+    def connections(self, code: str) -> list[Connection]:
+        with self._lock:
+            return list(self._tables.get(code, ()))
+
+    def count(self) -> int:
+        with self._lock:
+            return sum(len(c) for c in self._tables.values())
+
+    def tables(self) -> int:
+        with self._lock:
+            return len(self._tables)
+
+    def codes(self) -> list[str]:
+        """The tables with a socket in this process."""
+        with self._lock:
+            return list(self._tables)
+
+    def publish(self, code: str, what: str = "table", snapshot=None) -> None:
+        """Render `what` and hand it to every socket at the table, in every process.
+        `snapshot` is the state just committed, if the caller has it (saves loading it
+        again)."""
+        self.push_local(code, what, snapshot)
+        if self._fanout is not None:
+            self._fanout(code, what, snapshot)
+
+    def push_local(self, code: str, what: str = "table", snapshot=None) -> None:
+        """`publish`, to this process's sockets only."""
+        conns = self.connections(code)
+        if conns:
+            self._push(code, conns, what, snapshot)
+
+    def send_to(self, conn: Connection, what: str) -> None:
+        """Render and send `what` to one connection (a socket that just opened)."""
+        self._push(conn.code, [conn], what, None)
+
+    def _push(self, code: str, conns: list[Connection], what: str, snapshot) -> None:
+        if self._renderer is None:
+            return
+        try:
+            version, rendered = self._renderer(code=code, conns=conns, what=what, snapshot=snapshot)
+        except Exception:  # a broken render must not break the move that caused it
+            log.exception("rendering %s for table %s failed", what, code)
+            return
+        for conn, html in rendered:
+            if html and not conn.offer(html, version):
+                log.info("dropping a stalled or dead socket at table %s", code)
+                conn.shut()
+                self.remove(conn)
+
+
+hub = Hub()

@@ -1,0 +1,1 @@
+"""Storage: Peewee models, queries, the table store and the connection pool."""
