@@ -8,10 +8,25 @@ from pathlib import Path
 
 from htmx_flask import Htmx
 
-from app import i18n, tables
-from app import settings as deploy
+from app import i18n, settings, wiring
 from app.storage import models
-from app.web import sock
+from app.web import (
+    assets,
+    auth,
+    extras,
+    lobby,
+    pwa,
+    reactions,
+    render,
+    replay,
+    score,
+    security,
+    sessions,
+    sock,
+    table,
+    ws,
+)
+from app.web import stats as stats_pages
 from app.web.serving import Skymo, quick_form
 
 htmx = Htmx()  # request.htmx: the HX-* request headers, read by the library
@@ -30,7 +45,7 @@ def _secret_key(instance: Path) -> str:
 
 
 def create_app(config: dict | None = None) -> Skymo:
-    deploy.check()  # a wrong setup stops here with a clear message, before serving
+    settings.check()  # a wrong setup stops here with a clear message, before serving
     root = Path(__file__).resolve().parent.parent
     app = Skymo(
         __name__,
@@ -69,25 +84,8 @@ def create_app(config: dict | None = None) -> Skymo:
 
     i18n.init_app(app)
     models.init_app(app)
-    tables.init_app(app)
+    wiring.build(app)
     sock.init_app(app)
-
-    from app.web import (
-        assets,
-        auth,
-        extras,
-        lobby,
-        pwa,
-        reactions,
-        render,
-        replay,
-        score,
-        security,
-        sessions,
-        table,
-        ws,
-    )
-    from app.web import stats as stats_pages
 
     sessions.init_app(app)
     security.init_app(app)
@@ -106,4 +104,5 @@ def create_app(config: dict | None = None) -> Skymo:
     score.init_app(app)
     replay.init_app(app)
     ws.init_app(app)
+    wiring.start(app)
     return app

@@ -31,6 +31,8 @@ from flask_babel import (
 from flask_login import current_user
 from markupsafe import Markup
 
+from app.storage.models import DELETED_NAME, User
+
 LANGUAGES = ("en", "fr", "de")
 DEFAULT = "en"
 # Each language named in itself, as language menus do (a reader finds their own).
@@ -178,8 +180,6 @@ def remember(response):
         and user.language != lang
         and (chosen or user.language is None)
     ):
-        from app.storage.models import User
-
         User.update(language=lang).where(User.id == user.id).execute()
         user.language = lang
     return response
@@ -227,15 +227,8 @@ def rules_summary(rules) -> str:
 
 def person(name: str) -> str:
     """A player's name as shown: a deleted account's stored placeholder name (English,
-    app.features.stats.DELETED_NAME) reads in the viewer's language."""
-    return _("deleted player") if name == _deleted_name() else name
-
-
-@lru_cache(maxsize=1)
-def _deleted_name() -> str:
-    from app.features.stats import DELETED_NAME  # stats reads the models (which read this module)
-
-    return DELETED_NAME
+    app.storage.models.DELETED_NAME) reads in the viewer's language."""
+    return _("deleted player") if name == DELETED_NAME else name
 
 
 def bot_label(kind: str) -> str:

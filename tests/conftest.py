@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from app import create_app
+from app.storage.models import db
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -43,11 +44,23 @@ def app(database_url):
         }
     )
     yield app
-    from app.live.scheduler import scheduler
-    from app.storage.models import db
-
-    scheduler.clear()  # no step of this app may run on the next one's database
     db.close_all()
+
+
+@pytest.fixture
+def services(app):
+    """The app's adapters as app/wiring.py built them."""
+    return app.extensions["skymo"]
+
+
+@pytest.fixture
+def hub(services):
+    return services.hub
+
+
+@pytest.fixture
+def presence(services):
+    return services.presence
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ import time
 
 import peewee as pw
 
+from app.live.hub import background
 from app.storage.models import Due, db, open_table_codes
 from app.storage.queries import Prepared
 
@@ -73,6 +74,10 @@ class DueScheduler:
         if self._thread is None:
             self._thread = threading.Thread(target=self._loop, name="skymo-due", daemon=True)
             self._thread.start()
+
+    def schedule(self, snap) -> None:
+        """After a committed change: look at the table's next step."""
+        self.wake(snap.code, snap)
 
     def stop(self) -> None:
         self._stop.set()
@@ -173,7 +178,6 @@ class DueScheduler:
             log.warning("the database answers again: looking at %d tables again", len(codes))
         if not codes:
             return
-        from app.live.hub import background
 
         def wake_all():
             with self._app.app_context():

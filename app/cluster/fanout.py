@@ -1,6 +1,7 @@
-"""The multi-process mode (PostgreSQL + Redis), plugged into the change step's seams:
+"""Pushes between the processes of the multi-process mode (PostgreSQL + Redis), which
+app/wiring.py puts together with the other adapters:
 
-- transport: a committed change is pushed to this process's sockets and sent through
+- publisher: a committed change is pushed to this process's sockets and sent through
   Redis (app.cluster.broker) with the committed snapshot to the processes holding a socket at
   the table; they push it to theirs, rendering from that snapshot (from PostgreSQL when
   they resync after lost messages).
@@ -13,13 +14,11 @@ from __future__ import annotations
 import logging
 import threading
 
-from flask import request
 from flask.testing import EnvironBuilder
 
 from app.cluster.broker import ALONE_TRUST
-from app.cluster.due import DueScheduler
-from app.cluster.presence import SharedPresence
 from app.live.hub import background
+from app.storage.table_store import snapshot_message
 
 log = logging.getLogger(__name__)
 
@@ -30,8 +29,13 @@ class Fanout:
     snapshot they sent, or the table as stored), one push at a time per table,
     coalescing the changes that arrive meanwhile (the newest snapshot wins)."""
 
-    def __init__(self, app, broker, hub, store, shared=None):
+    def __init__(self, app, broker, hub, store, shared=None, answered=None, remote=None):
+        """`answered()`: the mover's page of the request being answered, if any, and
+        `remote(answered)`: marks the request context of a push of another process's
+        change (both from the web layer, given by app/wiring.py)."""
         self.app = app
+        self.answered = answered or (lambda: None)
+        self.remote = remote or (lambda answered: None)
         self.broker = broker
         self.hub = hub
         self.store = store  # app.storage.table_store.Store: snapshots from messages
@@ -56,10 +60,10 @@ class Fanout:
             self._environs[base_url] = environ
         return self.app.request_context(dict(environ))
 
-    def publish(self, code: str, what: str, snapshot) -> None:
-        from app.storage.table_store import snapshot_message
-        from app.web.render import answered_page
-
+    def publish(self, code: str, what: str = "table", snapshot=None) -> None:
+        """The multi-process publisher (app.tables.ports.Publisher): this process's
+        sockets, then the processes holding one at the table."""
+        self.hub.push_local(code, what, snapshot)
         if snapshot is None:  # a presence change: the others render what they have
             self.broker.publish(code, what, None)
             return
@@ -67,10 +71,15 @@ class Fanout:
         recent = self.shared.recent(code) if self.shared is not None else None
         if recent is not None:
             state["pr"] = recent
-        answered = answered_page() if what == "table" else None
+        answered = self.answered() if what == "table" else None
         if answered is not None:
             state["ap"] = answered  # the mover's page: its socket here is not pushed to
         self.broker.publish(code, what, snapshot.version, state=state)
+
+    def broadcast(self, code: str, name: str, data) -> None:
+        """An event at the table (a reaction), on every process's sockets."""
+        self.hub.show_event(code, name, data)
+        self.broker.publish(code, name, None, data)
 
     # ----- holding: which processes hear a table's changes ---------------------------
     def holding(self, code: str, held: bool) -> None:
@@ -191,8 +200,6 @@ class Fanout:
         background(lambda: self._drain(code), "skymo-fanout")
 
     def _drain(self, code: str) -> None:
-        from app.web.render import ANSWERED, PUSHED
-
         while True:
             with self._lock:
                 pending = self._pending.pop(code, None)
@@ -205,12 +212,11 @@ class Fanout:
                 continue
             try:
                 with self._as_request_from(conns[0].base_url):
-                    request.environ[PUSHED] = None  # no answer is made here
                     snap = None
                     if state is not None:
                         snap = self.store.from_message(state)
-                        if state.get("ap"):  # the mover's page had this as its answer
-                            request.environ[ANSWERED] = tuple(state["ap"])
+                    # no answer is made here; the mover's page had this as its answer
+                    self.remote(state.get("ap") if state is not None else None)
                     self.hub.push_local(code, what, snap)
             except Exception:
                 log.exception("pushing table %s from another process failed", code)
@@ -218,38 +224,3 @@ class Fanout:
 
 def _version(state: dict) -> int:
     return state["t"]["version"]
-
-
-def init_app(app) -> DueScheduler:
-    """Turn on the multi-process mode for this process; returns its scheduler (the
-    caller starts it)."""
-    from app.cluster.broker import Broker
-    from app.live.hub import hub
-    from app.live.presence import presence
-    from app.storage import table_store as store
-    from app.tables import automation
-
-    broker = Broker(app.config["REDIS_URL"], app.config["REDIS_PREFIX"])
-
-    def notify(code: str, seat_id: int, present: bool) -> None:
-        with app.app_context():  # listeners push and schedule, from the heartbeat thread
-            presence._notify(code, seat_id, present)
-
-    shared = SharedPresence(broker, presence.held, notify)
-    fanout = Fanout(app, broker, hub, store, shared)
-    hub.set_fanout(fanout.publish)
-    hub.set_holding(fanout.holding)
-    shared.on_beat = fanout.refresh
-    presence.share(shared)
-    shared.start()
-    hub.set_announcer(lambda code, name, data: broker.publish(code, name, None, data))
-    broker.on_events(fanout.event)  # events (reactions) from other processes
-    broker.listen(fanout.received, fanout.resync)
-    app.extensions["skymo_broker"] = broker
-    return DueScheduler(
-        automation.next_automatic,
-        automation.run_automatic,
-        store.current,
-        served=hub.codes,
-        warm=presence.present,
-    )

@@ -9,6 +9,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from app.cluster.broker import HEARTBEAT
+
 log = logging.getLogger(__name__)
 
 SEEN_SLACK = 5.0  # seconds by which a seat's "seen until" may lag in Redis (see `seen`)
@@ -33,10 +35,12 @@ class SharedPresence:
     # seconds, and ~0.9 Redis reads a move cost 9% of a process's CPU, 10 s still 4%.
     CACHE_SECONDS = 30.0
 
-    def __init__(self, broker, held, notify):
+    def __init__(self, broker):
         self.broker = broker
-        self._held = held  # () -> [(code, seat id)] of this process's sockets
-        self._notify = notify  # (code, seat id, present) -> None: presence listeners
+        # () -> [(code, seat id)] of this process's sockets, and (code, seat id, present)
+        # -> None for presence listeners: the process's own presence's, given at `start`
+        self._held: Callable[[], list[tuple[str, int]]] = list
+        self._notify: Callable[[str, int, bool], None] = lambda code, seat_id, present: None
         # code -> (read at, {seat: socket until}, {seat: last seen}, serves until); the
         # times read and served are monotonic, the presence times wall-clock ones.
         self._cache: dict[str, tuple[float, dict[int, float], dict[int, float], float]] = {}
@@ -51,11 +55,15 @@ class SharedPresence:
         self._open: dict[str, dict[int, float]] = {}
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
-        # Run by each heartbeat too (app.cluster.fanout.Fanout.refresh: this process's tables
-        # registered again): one thread wakes every HEARTBEAT for both.
+        # Run by each heartbeat too (app.cluster.fanout.Fanout.refresh: this process's
+        # tables registered again): one thread wakes every HEARTBEAT for both.
         self.on_beat: Callable[[], None] | None = None
 
-    def start(self) -> None:
+    def start(self, held, notify, on_beat=None) -> None:
+        """Beat for this process: `held()` lists its sockets (app.live.presence's
+        `held`), `notify` tells its listeners of a reaped seat, `on_beat()` runs with
+        each beat too (app.cluster.fanout.Fanout.refresh)."""
+        self._held, self._notify, self.on_beat = held, notify, on_beat
         if self._thread is None:
             self._thread = threading.Thread(target=self._beat, name="skymo-presence", daemon=True)
             self._thread.start()
@@ -248,8 +256,6 @@ class SharedPresence:
 
     # ----- heartbeat: refresh ours, reap the dead processes' ----------------------------
     def _beat(self) -> None:
-        from app.cluster.broker import HEARTBEAT
-
         while True:
             time.sleep(HEARTBEAT)
             if self.on_beat is not None:

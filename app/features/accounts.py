@@ -20,8 +20,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from app import tables
-from app.features.stats import DELETED_NAME
-from app.storage.models import Result, Seat, Table, User, db
+from app.storage.models import DELETED_NAME, Result, Seat, Table, User, db
 
 USERNAME_RE = re.compile(r"[A-Za-z0-9_-]{3,20}")
 PASSWORD_MIN = 8

@@ -14,7 +14,6 @@ from flask_babel import lazy_gettext as _l
 from app.engine import Game
 from app.storage.models import Result, Seat, Table, User, utcnow
 
-DELETED_NAME = "deleted player"
 RECENT_GAMES = 20  # games in the chart of final totals
 WIN_RATE_MIN_GAMES = 10  # to be ranked by win rate
 # Round-score histogram: (label, lowest, highest) with None for an open end.

@@ -6,9 +6,10 @@ that socket's own queue. The socket's handler writes it out (`Connection.pump`),
 slow or stalled reader never delays the player who moved nor anyone else: when its
 queue is full it is dropped (the page reconnects and gets the whole table).
 
-`publish` is the transport the change step calls. In the multi-process mode it also
-announces the change to the other processes (app.cluster.fanout.Fanout, through Redis), with
-the committed snapshot, which they push to their own sockets with `push_local`."""
+`publish` is the one process's publisher (app.tables.ports.Publisher). In the
+multi-process mode app.cluster.fanout.Fanout is the publisher: it pushes here with
+`push_local` and announces the change to the other processes through Redis, with the
+committed snapshot, which they push to their own sockets with `push_local`."""
 
 from __future__ import annotations
 
@@ -18,8 +19,6 @@ import queue
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-
-from app.live.presence import presence
 
 log = logging.getLogger(__name__)
 
@@ -230,30 +229,32 @@ Renderer = Callable[..., tuple[int, list[tuple[Connection, str]]]]
 
 
 class Hub:
-    def __init__(self):
+    """This process's sockets, by table. `presence` (None: not kept) hears of each
+    socket opening and closing; `renderer` makes each socket's HTML of a push."""
+
+    def __init__(self, presence=None, renderer: Renderer | None = None):
         self._lock = threading.Lock()
         self._tables: dict[str, set[Connection]] = {}
-        self._renderer: Renderer | None = None
-        # fanout(code, what, snapshot or None): tell the other processes (multi-process mode)
-        self._fanout: Callable[[str, str, object], None] | None = None
+        self._presence = presence
+        self._renderer = renderer
         self._events: dict[str, Callable[[str, object], None]] = {}
-        self._announce: Callable[[str, str, object], None] | None = None
         # holding(code, held): this process's first socket at a table opened (True) or
         # its last one closed (False); called before the socket gets the table
-        self._holding: Callable[[str, bool], None] | None = None
-
-    def set_fanout(self, fanout: Callable[[str, str, object], None] | None) -> None:
-        self._fanout = fanout
+        self._holding: list[Callable[[str, bool], None]] = []
 
     def on_event(self, name: str, handler: Callable[[str, object], None]) -> None:
         """handler(code, data) shows an event (a reaction) to this process's sockets."""
         self._events[name] = handler
 
+    def on_holding(self, listener: Callable[[str, bool], None]) -> None:
+        """listener(code, held): see __init__ (multi-process mode: the other processes
+        send this one a table's changes only while it holds a socket there)."""
+        self._holding.append(listener)
+
     def broadcast(self, code: str, name: str, data) -> None:
-        """An event at the table, shown on every process's sockets (not stored)."""
+        """An event at the table (not stored), on this process's sockets: the one
+        process's publisher (app.cluster.fanout.Fanout tells the others too)."""
         self.show_event(code, name, data)
-        if self._announce is not None:
-            self._announce(code, name, data)
 
     def show_event(self, code: str, name: str, data) -> None:
         """An event, on this process's sockets only (unknown events are ignored)."""
@@ -261,26 +262,16 @@ class Hub:
         if handler is not None:
             handler(code, data)
 
-    def set_announcer(self, announce: Callable[[str, str, object], None] | None) -> None:
-        """announce(code, name, data): tell the other processes (multi-process mode)."""
-        self._announce = announce
-
-    def set_renderer(self, renderer: Renderer) -> None:
-        self._renderer = renderer
-
-    def set_holding(self, holding: Callable[[str, bool], None] | None) -> None:
-        """holding(code, held): see __init__ (multi-process mode: the other processes
-        send this one a table's changes only while it holds a socket there)."""
-        self._holding = holding
-
     def add(self, conn: Connection) -> None:
         conn.start()
         with self._lock:
             first = conn.code not in self._tables
             self._tables.setdefault(conn.code, set()).add(conn)
-        if first and self._holding is not None:
-            self._holding(conn.code, True)
-        presence.opened(conn.code, conn.seat_id)
+        if first:
+            for holding in self._holding:
+                holding(conn.code, True)
+        if self._presence is not None:
+            self._presence.opened(conn.code, conn.seat_id)
 
     def remove(self, conn: Connection) -> None:
         conn.stop()
@@ -292,9 +283,11 @@ class Hub:
             last = not conns
             if last:
                 del self._tables[conn.code]
-        if last and self._holding is not None:
-            self._holding(conn.code, False)
-        presence.closed(conn.code, conn.seat_id)
+        if last:
+            for holding in self._holding:
+                holding(conn.code, False)
+        if self._presence is not None:
+            self._presence.closed(conn.code, conn.seat_id)
 
     def connections(self, code: str) -> list[Connection]:
         with self._lock:
@@ -314,12 +307,11 @@ class Hub:
             return list(self._tables)
 
     def publish(self, code: str, what: str = "table", snapshot=None) -> None:
-        """Render `what` and hand it to every socket at the table, in every process.
-        `snapshot` is the state just committed, if the caller has it (saves loading it
-        again)."""
+        """Render `what` and hand it to every socket at the table: the one process's
+        publisher (app.tables.ports.Publisher; app.cluster.fanout.Fanout reaches every
+        process). `snapshot` is the state just committed, if the caller has it (saves
+        loading it again)."""
         self.push_local(code, what, snapshot)
-        if self._fanout is not None:
-            self._fanout(code, what, snapshot)
 
     def push_local(self, code: str, what: str = "table", snapshot=None) -> None:
         """`publish`, to this process's sockets only."""
@@ -344,6 +336,3 @@ class Hub:
                 log.info("dropping a stalled or dead socket at table %s", code)
                 conn.shut()
                 self.remove(conn)
-
-
-hub = Hub()

@@ -24,18 +24,16 @@ class Presence:
     # (at most the 30-minute rejoin window) has fired by then.
     FORGET_AFTER = 2 * 60 * 60.0
 
-    def __init__(self):
+    def __init__(self, shared=None):
+        """`shared`: app.cluster.presence.SharedPresence in the multi-process mode (started
+        with this presence), None for one process."""
         self._lock = threading.Lock()
         self._sockets: dict[str, dict[int, int]] = {}  # code -> seat id -> open sockets
         self._seen: dict[str, dict[int, float]] = {}  # code -> seat id -> present until
         self._listeners: list[Callable[[str, int, bool], None]] = []
         self._shown: list[Callable[[str, int, bool], None]] = []
         self.started_at = time.time()
-        self.shared = None  # app.cluster.presence.SharedPresence in the multi-process mode
-
-    def share(self, store) -> None:
-        """Also keep presence in `store` (None: this process only)."""
-        self.shared = store
+        self.shared = shared
 
     def on_change(self, listener: Callable[[str, int, bool], None]) -> None:
         """listener(code, seat_id, present) runs when a seat's first socket opens or
@@ -66,7 +64,7 @@ class Presence:
         if first:
             if self.shared is not None:
                 self.shared.opened(code, seat_id)
-            self._notify(code, seat_id, True, here_changed=not was_present)
+            self.notify(code, seat_id, True, here_changed=not was_present)
 
     def closed(self, code: str, seat_id: int | None) -> None:
         if seat_id is None:
@@ -85,7 +83,7 @@ class Presence:
         if self.shared is not None:
             self.shared.closed(code, seat_id)
         # Still present (a recent request, another process's socket): the mark stays.
-        self._notify(code, seat_id, False, here_changed=not self._is_present(code, seat_id))
+        self.notify(code, seat_id, False, here_changed=not self._is_present(code, seat_id))
 
     def touch(self, code: str, seat_id: int) -> None:
         """A request from this seat: present for a while even without a socket. When
@@ -93,7 +91,7 @@ class Presence:
         was_present = self._is_present(code, seat_id)
         self.arrived(code, seat_id)
         if not was_present:
-            self._notify(code, seat_id, True, sockets=False)
+            self.notify(code, seat_id, True, sockets=False)
 
     def arrived(self, code: str, seat_id: int) -> None:
         """`touch` without telling the listeners: for a seat taken in a change, whose
@@ -191,7 +189,7 @@ class Presence:
         with self._lock:
             return len(self._sockets), len(self._seen)
 
-    def _notify(
+    def notify(
         self, code: str, seat_id: int, present: bool, sockets: bool = True, here_changed=True
     ) -> None:
         """Tell the `on_shown` listeners, and the `on_change` ones if a seat's sockets
@@ -203,6 +201,3 @@ class Presence:
                 listener(*args)
             except Exception:
                 log.exception("presence listener failed")
-
-
-presence = Presence()

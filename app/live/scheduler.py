@@ -1,4 +1,6 @@
-"""One thread that runs each table's next automatic step when it falls due."""
+"""The one process's schedulers (app.tables.ports.Scheduler): one thread that runs each
+table's next automatic step when it falls due, and, for tests, bots that move at once
+inside the request that gave them the turn."""
 
 from __future__ import annotations
 
@@ -7,10 +9,11 @@ import logging
 import threading
 import time
 
-from app.live.presence import presence
 from app.storage.models import db, open_table_codes
 from app.storage.table_store import Snapshot, store
-from app.tables.automation import next_automatic, run_automatic, settings
+from app.tables.automation import next_automatic, run_automatic
+from app.tables.ports import Presence
+from app.tables.service import Timing
 
 log = logging.getLogger(__name__)
 
@@ -18,7 +21,9 @@ SWEEP_SECONDS = 60.0  # how often old presence entries are forgotten
 
 
 class Scheduler:
-    def __init__(self):
+    def __init__(self, presence: Presence, timing: Timing):
+        self.presence = presence
+        self.timing = timing
         self._heap: list[tuple[float, str]] = []
         self._due: dict[str, float] = {}  # the one live entry per table
         self._cond = threading.Condition()
@@ -44,7 +49,7 @@ class Scheduler:
             if snap is None:
                 with db.connection_context():
                     snap = store.current(code)
-            due = next_automatic(snap) if snap is not None else None
+            due = next_automatic(snap, self.presence, self.timing) if snap is not None else None
         except Exception:
             log.exception("scheduling table %s failed", code)
             return
@@ -55,6 +60,10 @@ class Scheduler:
             self._due[code] = due[0]
             heapq.heappush(self._heap, (due[0], code))
             self._cond.notify()
+
+    def schedule(self, snap: Snapshot) -> None:
+        """After a committed change: let bots and timers follow it."""
+        self.wake(snap.code, snap)
 
     def within(self, snap: Snapshot) -> None:
         """In a change's transaction: nothing to write (the next step is kept in memory,
@@ -108,49 +117,35 @@ class Scheduler:
         now = time.time()
         if now - self._swept >= SWEEP_SECONDS:
             self._swept = now
-            presence.sweep(now)
+            self.presence.sweep(now)
 
 
-scheduler = Scheduler()
-_inline = threading.local()
-_active = scheduler  # the multi-process mode runs app.cluster.due.DueScheduler instead
+class InlineScheduler:
+    """Tests: bots move at once, inside the request that gave them the turn; timers for
+    people never fire (no thread)."""
 
+    def __init__(self):
+        self._running = threading.local()
 
-def use(active) -> None:
-    """The scheduler that `wake`, `schedule`, `within` and `prepare` hand tables to
-    (start, wake, within, prepare)."""
-    global _active
-    _active = active
-
-
-def wake(code: str, snap: Snapshot | None = None) -> None:
-    _active.wake(code, snap)
-
-
-def schedule(snap: Snapshot) -> None:
-    """After a committed change: let bots and timers follow it (at once in tests)."""
-    if settings.inline_bots:
-        if getattr(_inline, "running", False):
+    def schedule(self, snap: Snapshot) -> None:
+        if getattr(self._running, "on", False):
             return  # the loop below goes on with the next step
-        _inline.running = True
+        self._running.on = True
         try:
             for _ in range(10_000):
                 if not run_automatic(snap.code, ignore_delays=True):
                     break
         finally:
-            _inline.running = False
-        return
-    _active.wake(snap.code, snap)
+            self._running.on = False
 
+    def wake(self, code: str, snap: Snapshot | None = None) -> None:
+        """Nothing runs by itself here."""
 
-def within(snap: Snapshot) -> None:
-    """In a change's transaction, after its write: the multi-process scheduler writes the
-    table's next step there (app.cluster.due), so it commits, or not, with the change."""
-    if not settings.inline_bots:
-        _active.within(snap)
+    def within(self, snap: Snapshot) -> None:
+        """Nothing to write."""
 
+    def prepare(self, code: str) -> None:
+        """Nothing to read."""
 
-def prepare(code: str) -> None:
-    """Before a change: what `within` will need, read outside the transaction."""
-    if not settings.inline_bots:
-        _active.prepare(code)
+    def start(self, app) -> None:
+        """No thread."""

@@ -24,6 +24,10 @@ from app.storage.pool import PooledPostgres
 db = pw.DatabaseProxy()
 log = logging.getLogger(__name__)
 
+# Stored in place of a deleted account's name (results, seats); shown translated
+# (app.i18n.person).
+DELETED_NAME = "deleted player"
+
 
 def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(tzinfo=None)

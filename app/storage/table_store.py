@@ -162,6 +162,12 @@ class Store:
                     del self._users[code]
                     self._locks.pop(code, None)
 
+    def attempts(self) -> tuple[bool, ...]:
+        """How a change tries (app.tables.ports.TableStore): on PostgreSQL first on the
+        newest snapshot this process knows, with no row read (one round trip instead of
+        two), then on the row as locked and read; elsewhere on the row alone."""
+        return (True, False) if on_postgres() else (False,)
+
     # ----- reading -------------------------------------------------------------------
     def row(self, code: str) -> Table | None:
         return ROW.first(Table, (code or "").strip().upper())

@@ -1,22 +1,19 @@
 """The table service: the only place that joins the engine, the store and the hub.
 
-- store.py: rows, the per-version cache of loaded games, locks
-- step.py: the one change path every command and timer takes
+- service.py: the one change path every command and timer takes (TableService)
+- ports.py: what the service needs from its adapters (app/wiring.py picks them)
+- step.py: a change's parts
 - lobby.py: lobby commands; playing.py: game commands
-- automation.py: bots, away players, timers; scheduler.py: running them when due
+- automation.py: bots, away players, timers (app.live.scheduler and
+  app.cluster.due run them when due)
 - validation.py: names, the rules form, timers"""
 
 from __future__ import annotations
 
-from app.live import scheduler as scheduler_module
-from app.live.hub import hub
-from app.live.presence import presence
-from app.live.scheduler import schedule, scheduler
 from app.storage.models import Seat
 from app.storage.queries import Prepared
 from app.storage.table_store import Snapshot, Stale, TableError, seats_of, store
-from app.tables import step
-from app.tables.automation import next_automatic, run_automatic, settings
+from app.tables.automation import next_automatic, run_automatic
 from app.tables.lobby import (
     BOT_NAMES,
     MAX_SEATS,
@@ -39,7 +36,8 @@ from app.tables.playing import (
     start_rematch,
     vote_next_round,
 )
-from app.tables.step import ANY_VERSION, Change, Unchanged, change, save_game
+from app.tables.service import TableService, Timing, change, current
+from app.tables.step import ANY_VERSION, Change, Unchanged, save_game
 from app.tables.validation import GRACE_RANGE, NAME_MAX, REJOIN_RANGE, clean_name, parse_rules
 
 
@@ -81,44 +79,6 @@ def seat_by_user(table, user_id: int | None):
     return _SEAT_BY_USER.first(Seat, _code(table), int(user_id), False)
 
 
-def _publish(snap: Snapshot, what: str) -> None:
-    hub.publish(snap.code, what, snapshot=snap)
-
-
-def _forget_closed(snap: Snapshot, what: str) -> None:
-    from app.storage.models import Table
-
-    if snap.table.status == Table.CLOSED:
-        presence.forget(snap.code)
-    _publish(snap, what)
-
-
-def init_app(app) -> None:
-    settings.bot_delay = float(app.config.get("BOT_DELAY", settings.bot_delay))
-    settings.next_round_seconds = float(app.config.get("NEXT_ROUND_SECONDS", 20))
-    settings.inline_bots = bool(app.config.get("INLINE_BOTS", False))
-    step.set_transport(_forget_closed)
-    step.set_scheduler(schedule, scheduler_module.within, scheduler_module.prepare)
-    active = scheduler
-    if app.config.get("REDIS_URL"):
-        from app import cluster  # PostgreSQL + Redis: many processes
-
-        active = cluster.init_app(app)
-    else:
-        hub.set_fanout(None)
-        hub.set_announcer(None)
-        presence.share(None)
-    scheduler_module.use(active)
-    if not settings.inline_bots:
-        active.start(app)
-        presence.on_change(_wake_on_presence)
-
-
-def _wake_on_presence(code: str, seat_id: int, present: bool) -> None:
-    """Someone left or came back: their turns, forfeits and the host may change."""
-    scheduler_module.wake(code)
-
-
 __all__ = [
     "ANY_VERSION",
     "BOT_NAMES",
@@ -152,7 +112,9 @@ __all__ = [
     "seat_by_token",
     "seat_by_user",
     "seats_of",
-    "settings",
+    "current",
+    "TableService",
+    "Timing",
     "start",
     "rematch_seats",
     "rematch_starter",

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
 
 from app.bots.registry import choose
 from app.engine import PLAY, ROUND_OVER, SETUP, Forfeit, view
-from app.live.presence import presence
 from app.storage.models import Table
 from app.storage.table_store import Snapshot
-from app.tables import step
+from app.tables import service
 from app.tables.playing import bot_setup
+from app.tables.ports import Presence
+from app.tables.service import Timing
 from app.tables.step import Change, Unchanged
 
 PROXY_BOT = "random"  # docs/rules.md: an away player's turns are played by the simplest bot
@@ -22,25 +22,19 @@ HOST_HANDOVER_SECONDS = 10  # a host who reloads the page keeps the table
 LOBBY_IDLE_SECONDS = 30 * 60  # a lobby with nobody present closes after this
 
 
-@dataclass
-class Timing:
-    bot_delay: float = 0.8  # seconds a bot waits, so people can follow its moves
-    next_round_seconds: float = 20
-    inline_bots: bool = False  # tests: bots move inside the request, no scheduler thread
-
-
-settings = Timing()
-
 Due = tuple[float, str, "str | None"]
 
 
-def next_automatic(snap: Snapshot, now: float | None = None) -> Due | None:
-    """(due time, kind, player) of the next thing the server does by itself, if any."""
+def next_automatic(
+    snap: Snapshot, presence: Presence, timing: Timing, now: float | None = None
+) -> Due | None:
+    """(due time, kind, player) of the next thing the server does by itself, if any:
+    away players' timers from `presence`, bots' and rounds' delays from `timing`."""
     table, game = snap.table, snap.game
     now = time.time() if now is None else now
     updated = table.updated_at.timestamp() if table.updated_at else now
     if table.status == Table.LOBBY:
-        return _lobby_automatic(snap, now)
+        return _lobby_automatic(snap, presence, now)
     if table.status != Table.PLAYING or game is None:
         return None
     candidates: list[Due] = []
@@ -68,17 +62,17 @@ def next_automatic(snap: Snapshot, now: float | None = None) -> Due | None:
     elif game.phase == PLAY:
         current = game.player(game.round.turn)
         if current.bot:
-            candidates.append((updated + settings.bot_delay, "bot", current.id))
+            candidates.append((updated + timing.bot_delay, "bot", current.id))
         elif current.id in away:
             when = max(updated, away[current.id]) + table.grace_seconds
             candidates.append((when, "proxy", current.id))
     elif game.phase == ROUND_OVER:
         start = table.votes.get("round_over_at") or updated
-        candidates.append((start + settings.next_round_seconds, "next_round", None))
+        candidates.append((start + timing.next_round_seconds, "next_round", None))
     return min(candidates, key=lambda c: c[0]) if candidates else None
 
 
-def _lobby_automatic(snap: Snapshot, now: float) -> Due | None:
+def _lobby_automatic(snap: Snapshot, presence: Presence, now: float) -> Due | None:
     humans = [s for s in snap.seats if s.bot is None]
     present = presence.present(snap.code)
     if not any(s.id in present for s in humans):
@@ -97,8 +91,10 @@ def run_automatic(code: str, *, ignore_delays: bool = False, now: float | None =
     `ignore_delays` (tests): bots move at once, timers for people never fire."""
     now = time.time() if now is None else now
 
+    tables = service.current()
+
     def act(ch: Change):
-        due = next_automatic(ch.snap, now)
+        due = next_automatic(ch.snap, tables.presence, tables.timing, now)
         if due is None:
             raise Unchanged
         when, kind, player = due
@@ -106,7 +102,7 @@ def run_automatic(code: str, *, ignore_delays: bool = False, now: float | None =
             raise Unchanged
         _do(ch, kind, player)
 
-    return step.change(code, act, missing_ok=True) is not None
+    return tables.change(code, act, missing_ok=True) is not None
 
 
 def _do(ch: Change, kind: str, player: str | None) -> None:
@@ -115,7 +111,7 @@ def _do(ch: Change, kind: str, player: str | None) -> None:
         table.status = Table.CLOSED
         return
     if kind == "host_handover":
-        present = presence.present(table.code)
+        present = service.current().presence.present(table.code)
         heirs = [s for s in ch.seats if s.bot is None and s.id in present]
         if not heirs:
             raise Unchanged

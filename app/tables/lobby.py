@@ -10,10 +10,9 @@ from flask_babel import gettext as _
 from app import i18n
 from app.bots.registry import BOTS
 from app.engine import RuleError, RuleSet
-from app.live.presence import presence
 from app.storage.models import Seat, Table, db
 from app.storage.table_store import Snapshot, TableError, seats_of, store
-from app.tables import step
+from app.tables import service
 from app.tables.playing import new_game
 from app.tables.step import ANY_VERSION, Change, Unchanged
 from app.tables.validation import clean_name, parse_rules, parse_timers, rule_message
@@ -71,7 +70,7 @@ def create_table(
         )
         table.host_seat = seat.id
         table.save()
-    presence.arrived(table.code, seat.id)
+    service.current().presence.arrived(table.code, seat.id)
     return table, seat
 
 
@@ -90,7 +89,7 @@ def _lobby_change(code: str, act, version=ANY_VERSION) -> Snapshot | None:
         ch.what = "lobby"
         act(ch)
 
-    return step.change(code, lobby_act, version=version)
+    return service.change(code, lobby_act, version=version)
 
 
 def join(code: str, name: str, user_id: int | None = None) -> Seat:
@@ -111,7 +110,7 @@ def join(code: str, name: str, user_id: int | None = None) -> Seat:
         seat = _add_seat(ch, name=clean, user=user_id)
         # Present from now: the join's push shows it (their page's request and socket
         # that follow then change nothing the others see, and push nothing).
-        presence.arrived(ch.table.code, seat.id)
+        service.current().presence.arrived(ch.table.code, seat.id)
         seated.append(seat)
 
     _lobby_change(code, act)
@@ -197,7 +196,7 @@ def start(code: str, seat: Seat | None, version) -> Snapshot:
             raise TableError(_("At least 2 players are needed: invite a friend or add a bot."))
         new_game(ch, ch.seats)
 
-    return step.change(code, act, version=version)
+    return service.change(code, act, version=version)
 
 
 def get_table(code: str) -> Table:

@@ -22,11 +22,10 @@ from app.engine import (
     RuleSet,
     view,
 )
-from app.live.presence import presence
 from app.storage.models import GameRecord, Seat, Table
 from app.storage.table_store import Snapshot, Stale, TableError
-from app.tables import step
-from app.tables.step import ANY_VERSION, Change, Unchanged
+from app.tables import service
+from app.tables.step import ANY_VERSION, Change, Unchanged, check_version
 from app.tables.validation import illegal_message
 
 
@@ -79,7 +78,7 @@ def play(code: str, seat: Seat | None, action: Action, version) -> Snapshot:
         ch.game_changed = True
 
     # The status is checked before the version: a move at a finished table says so.
-    return step.change(code, _status_first(act, version, action), version=ANY_VERSION)
+    return service.change(code, _status_first(act, version, action), version=ANY_VERSION)
 
 
 def _status_first(act, version, action=None):
@@ -87,7 +86,7 @@ def _status_first(act, version, action=None):
         if ch.table.status != Table.PLAYING:
             raise TableError(_("There is no game in progress."), 409)
         if not _setup_reveal(ch, action, version):
-            step.check_version(ch.table, version)
+            check_version(ch.table, version)
         act(ch)
 
     return checked
@@ -132,13 +131,13 @@ def vote_next_round(code: str, seat: Seat | None, version=None) -> Snapshot | No
             bot_setup(game)
             ch.game_changed = True
 
-    return step.change(code, act)
+    return service.change(code, act)
 
 
 def everyone_ready(snap: Snapshot) -> bool:
     game = snap.game
     humans = {s.id for s in snap.seats if s.bot is None and s.player_id in game.active()}
-    present = presence.present(snap.code) & humans
+    present = service.current().presence.present(snap.code) & humans
     needed = present or humans
     return needed <= set(snap.table.votes.get("next", []))
 
@@ -155,7 +154,7 @@ def forfeit(code: str, seat: Seat | None) -> Snapshot:
             raise TableError(illegal_message(exc.reason), 409) from None
         ch.game_changed = True
 
-    return step.change(code, act)
+    return service.change(code, act)
 
 
 def opt_rematch(code: str, seat: Seat | None, version=None) -> Snapshot | None:
@@ -169,7 +168,7 @@ def opt_rematch(code: str, seat: Seat | None, version=None) -> Snapshot | None:
         _require_finished(ch)
         _add_vote(ch, "rematch", seat)
 
-    return step.change(code, act)
+    return service.change(code, act)
 
 
 def start_rematch(code: str, seat: Seat | None, version) -> Snapshot:
@@ -192,7 +191,7 @@ def start_rematch(code: str, seat: Seat | None, version) -> Snapshot:
         ch.table.host_seat = starter.id  # who took over from a host who left hosts now
         new_game(ch, seats)
 
-    return step.change(code, act, version=version)
+    return service.change(code, act, version=version)
 
 
 def rematch_starter(table: Table, seats, game: Game | None):
@@ -254,4 +253,4 @@ def rename_players(code: str, seat_ids: set[int], name: str) -> None:
             Seat.update(left=True).where(Seat.id.in_(list(seat_ids))).execute()
         ch.seats_changed = True
 
-    step.change(code, act, missing_ok=True)
+    service.change(code, act, missing_ok=True)

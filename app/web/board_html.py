@@ -309,7 +309,7 @@ def _results(name: str, ctx, b: dict) -> str:
         me=ctx.get("me"),
         csrf=ctx.get("csrf"),
         version=ctx.get("version"),
-        next_round_seconds=f"{tables.settings.next_round_seconds:g}",
+        next_round_seconds=f"{tables.current().timing.next_round_seconds:g}",
         url_for=path_for,
     )
 

@@ -9,7 +9,7 @@ import time
 from markupsafe import Markup
 
 from app import tables
-from app.live.hub import hub
+from app.web import services
 
 _lock = threading.Lock()
 _cache: dict[str, tuple[tuple, dict | None]] = {}  # code -> (key, countdown)
@@ -22,7 +22,7 @@ def away_countdown(table, now: float | None = None) -> dict | None:
     now = time.time() if now is None else now
     if table.status != table.PLAYING:
         return None
-    sockets = frozenset(c.seat_id for c in hub.connections(table.code))
+    sockets = frozenset(c.seat_id for c in services.hub().connections(table.code))
     key = (table.version, sockets, int(now))
     with _lock:
         cached = _cache.get(table.code)
@@ -42,7 +42,8 @@ def _countdown(table, now: float, sockets: frozenset) -> dict | None:
         # Every person at the table has a socket open here: nobody is away, so the
         # server plays for nobody (what comes next is not worked out for nothing).
         return None
-    due = tables.next_automatic(snap, now)
+    service = tables.current()
+    due = tables.next_automatic(snap, service.presence, service.timing, now)
     if due is None or due[1] not in ("proxy", "proxy_setup"):
         return None
     when, kind, player_id = due

@@ -19,7 +19,7 @@ from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
 
 from app import i18n, tables
-from app.live.hub import hub
+from app.web import services
 from app.web.fragments import esc
 from app.web.table import current_seat, render_table
 
@@ -140,7 +140,9 @@ def react(code: str):
     now = time.time()
     if allowed(code, seat.id, now):
         # Through the hub: with several processes, each shows it to its own sockets.
-        hub.broadcast(code, "reaction", {"player": seat.player_id, "key": key, "at": now})
+        services.publisher().broadcast(
+            code, "reaction", {"player": seat.player_id, "key": key, "at": now}
+        )
     elif not request.htmx:
         return render_table(code, error=_("One reaction at a time, please."), status=429)
     if request.htmx:
@@ -152,7 +154,7 @@ def push(code: str, player_id: str) -> None:
     """The player's reaction slot, out of band, to every socket at the table, in each
     socket's language (its label is read out)."""
     slots: dict[str, str] = {}
-    for conn in hub.connections(code):
+    for conn in services.hub().connections(code):
         if conn.locale not in slots:
             with force_locale(conn.locale):
                 slots[conn.locale] = str(reaction_slot(code, player_id, oob=True))
@@ -171,6 +173,6 @@ def show(code: str, data: dict) -> None:
 
 
 def init_app(app) -> None:
-    hub.on_event("reaction", show)
+    app.extensions[services.SERVICES].hub.on_event("reaction", show)
     app.jinja_env.globals.update(reaction_slot=reaction_slot, reaction_choices=choices)
     app.register_blueprint(bp)

@@ -18,9 +18,9 @@ from flask import current_app, has_request_context, request, url_for
 from app import i18n, tables
 from app.bots.registry import BOTS
 from app.live.hub import Connection
-from app.live.presence import presence
 from app.storage.models import Seat, Table, db
 from app.tables import Snapshot
+from app.web import services
 from app.web.board_html import hidden, path_for, table_html, table_section
 from app.web.extras import away_countdown
 from app.web.presenter import Shared, a, board, card_html, card_tone, opponent_html
@@ -47,7 +47,7 @@ def table_context(
     passes the `shared` part and the URLs it built once for all its sockets."""
     table = snap.table
     if shared is None:
-        shared = shared_part(snap, presence.present(table.code))
+        shared = shared_part(snap, services.presence().present(table.code))
     if invite_url is None or urls is None:
         # As this request's page has them (kept per table and address, as for pushes).
         page = request.root_url if has_request_context() else ""
@@ -224,7 +224,7 @@ def render_push(
         if lobby:  # the lobby is a template (the table itself: app.web.board_html)
             name = "partials/_lobby_push.html" if what == "lobby" else "partials/_table.html"
             template = app.jinja_env.get_template(name)
-        present = presence.present(code)
+        present = services.presence().present(code)
         invite, urls = push_urls(app, table.code, conns[0].base_url)
         # Inside the mover's request: kept for their answer (pushed_answer).
         pushed = request.environ.setdefault(PUSHED, {}) if has_request_context() else None
@@ -311,6 +311,14 @@ def pushed_answer(snap: Snapshot, seat: Seat | None, csrf: str, locale: str) -> 
     pushed = request.environ.get(PUSHED) or {}
     html = pushed.get((snap.version, seat.id if seat else None, csrf, locale))
     return html.replace(' hx-swap-oob="true"', "", 1) if html else None
+
+
+def from_remote(answered) -> None:
+    """In the request context of a push of another process's change (app.cluster.fanout):
+    no answer is made here, and `answered` is the mover's page, as its message named it."""
+    request.environ[PUSHED] = None
+    if answered:
+        request.environ[ANSWERED] = tuple(answered)
 
 
 def init_app(app) -> None:

@@ -34,7 +34,12 @@ from app.web.security import csrf_token
 from app.web.ws import origin_ok, serve
 
 bp = Blueprint("score", __name__, url_prefix="/score")
-hub = Hub()  # its own hub: sheets are keyed by their code, viewers only receive
+SHEETS = "skymo.sheets"  # app.extensions key of the sheets' own hub
+
+
+def sheets() -> Hub:
+    """The sheets' own hub: sheets are keyed by their code, viewers only receive."""
+    return current_app.extensions[SHEETS]
 
 
 def device() -> str:
@@ -124,7 +129,7 @@ def render_sheet(sheet: ScoreSheet, *, status: int = 200, **extra):
 
 def changed(sheet: ScoreSheet):
     """After a change: push it to the viewers, then the partial or a redirect."""
-    hub.publish(sheet.code)
+    sheets().publish(sheet.code)
     if request.htmx:
         return render_sheet(scoresheet.get_sheet(sheet.code))
     return redirect(url_for("score.show", code=sheet.code), 303)
@@ -193,7 +198,7 @@ def correct(code: str, number: int):
         except scoresheet.SheetError as exc:
             errors, form = exc.errors, request.form
         else:
-            hub.publish(sheet.code)
+            sheets().publish(sheet.code)
             return redirect(url_for("score.show", code=sheet.code), 303)
     ctx = sheet_context(sheet, editable=True, errors=errors, form=form)
     ctx["number"] = number
@@ -232,7 +237,7 @@ def render_viewers(code: str, conns: list[Connection], what: str, snapshot=None)
 
 
 def init_app(app) -> None:
-    hub.set_renderer(render_viewers)
+    app.extensions[SHEETS] = Hub(renderer=render_viewers)
     app.register_blueprint(bp)
 
     @sock.route("/score/<code>/ws")
@@ -250,4 +255,4 @@ def init_app(app) -> None:
             queued=True,
             close=ws.close,
         )
-        serve(ws, conn, "sheet", to=hub)
+        serve(ws, conn, "sheet", to=sheets())

@@ -10,6 +10,7 @@ from app import tables
 from app.engine import replay
 from app.engine.record import RecordError
 from app.features import stats
+from app.features.accounts import by_username
 from app.storage.models import Table, User
 from app.web import charts
 from app.web.auth import login_manager, signed_in
@@ -70,8 +71,6 @@ def mine():
 
 @bp.get("/u/<username>")
 def player(username: str):
-    from app.features.accounts import by_username
-
     user = by_username(username)
     if user is None:
         abort(404)

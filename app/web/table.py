@@ -18,7 +18,7 @@ from app import i18n, tables
 from app.engine import DiscardDrawn, Draw, KeepDrawn, Reveal, TakeDiscard
 from app.engine.rules import BOUNDS
 from app.features import accounts
-from app.live.presence import presence
+from app.web import services
 from app.web.auth import signed_in
 from app.web.board_html import table_html
 from app.web.lobby import remember_seat
@@ -38,7 +38,7 @@ def limits() -> dict:
             "grace_seconds": tables.GRACE_RANGE,
             "rejoin_seconds": tables.REJOIN_RANGE,
         },
-        "next_round_seconds": f"{tables.settings.next_round_seconds:g}",
+        "next_round_seconds": f"{tables.current().timing.next_round_seconds:g}",
     }
 
 
@@ -53,7 +53,7 @@ def current_seat(table):
         token = session._get_current_object().get("seats", {}).get(code)
         seat = accounts.find_seat(code, token, signed_in())
         if seat is not None:
-            presence.touch(code, seat.id)  # a request counts as presence (no-JS players)
+            services.presence().touch(code, seat.id)  # a request counts as presence (no-JS players)
         cache[code] = seat
     return cache[code]
 

@@ -21,11 +21,10 @@ from wsproto.utilities import RemoteProtocolError
 
 from app import tables
 from app.features import accounts
-from app.live.hub import Background, Connection, Hub, gevent_active, hub
-from app.live.presence import presence
-from app.web import sock
+from app.live.hub import Background, Connection, Hub, gevent_active
+from app.storage.models import db
+from app.web import services, sock
 from app.web.auth import signed_in
-from app.web.render import render_push
 from app.web.security import csrf_token
 
 SEND_TIMEOUT = 10  # seconds
@@ -38,13 +37,17 @@ def origin_ok() -> bool:
     return urlsplit(origin).netloc == request.host
 
 
-def _show_presence(code: str, seat_id: int, present: bool, here_changed: bool) -> None:
-    """Show the others when someone goes away or comes back (app.live.presence). A socket
-    opening for a seat already marked here (its page's request came just before) needs
-    no push, outside a game: in one, the countdown for a player without a socket may
-    start or stop."""
-    if here_changed or tables.store.in_play(code):
-        hub.publish(code, "lobby")
+def shows_presence(publisher):
+    """A presence listener that shows the others when someone goes away or comes back
+    (app.live.presence), through `publisher`. A socket opening for a seat already marked
+    here (its page's request came just before) needs no push, outside a game: in one,
+    the countdown for a player without a socket may start or stop."""
+
+    def show(code: str, seat_id: int, present: bool, here_changed: bool) -> None:
+        if here_changed or tables.store.in_play(code):
+            publisher.publish(code, "lobby")
+
+    return show
 
 
 class FreshDeflate(PerMessageDeflate):
@@ -213,12 +216,11 @@ def writer(ws):
     return send, write_now
 
 
-def serve(ws, conn: Connection, what: str, unchanged=lambda: False, to: Hub = hub) -> None:
+def serve(ws, conn: Connection, what: str, unchanged=lambda: False, to: Hub | None = None) -> None:
     """Send `what` (unless `unchanged()` says the page already shows it), then every
     push of hub `to`, until the socket closes. One greenlet per socket beside
     simple-websocket's reader: the handler is the sender."""
-    from app.storage.models import db
-
+    to = to or services.hub()
     db.close()  # don't hold a database connection for the socket's lifetime
     # A client that stops reading (a suspended phone) only fills its own queue; a send
     # that cannot finish within SEND_TIMEOUT fails and drops that socket (the page
@@ -262,12 +264,12 @@ def page_id(given: str) -> str:
 
 
 def init_app(app) -> None:
-    hub.set_renderer(render_push)
     # The socket reader as a bare greenlet (app.live.hub.background).
     app.config["SOCK_SERVER_OPTIONS"].setdefault("thread_class", Background)
     # simple-websocket offers no setting for its extension: its handshake takes ours.
     simple_websocket.ws.PerMessageDeflate = FreshDeflate
-    presence.on_shown(_show_presence)  # one function: registered once however many apps
+    wired = app.extensions[services.SERVICES]
+    wired.presence.on_shown(shows_presence(wired.publisher))
 
     @app.errorhandler(RemoteProtocolError)
     def _bad_handshake(exc):

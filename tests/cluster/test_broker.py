@@ -176,9 +176,7 @@ def test_presence_is_shared_and_expires_with_its_process(pair, monkeypatch):
 
 def shared_presence(broker: Broker) -> Presence:
     """app.live.presence as one process of the multi-process mode sees it."""
-    presence = Presence()
-    presence.share(SharedPresence(broker, presence.held, presence._notify))
-    return presence
+    return Presence(SharedPresence(broker))
 
 
 def test_each_process_sees_the_sockets_and_requests_of_the_others(pair):

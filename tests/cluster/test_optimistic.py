@@ -8,17 +8,16 @@ import psycopg
 import pytest
 
 from app import create_app
-from app.live.scheduler import scheduler
 from app.storage.models import Table, db
 from app.storage.table_store import store
-from app.tables import step
+from app.tables import service, step
 
 
 @pytest.fixture
 def app(pg_url):
     app = create_app({"TESTING": True, "SECRET_KEY": "test", "DATABASE_URL": pg_url})
     yield app
-    scheduler.clear()  # no bot step of this app may run on the next one's database
+    app.extensions["skymo"].scheduler.clear()  # no bot step may run on the next app's database
     db.close_all()
 
 
@@ -47,7 +46,7 @@ def test_a_change_of_a_known_table_is_one_round_trip_and_a_conflict_is_made_agai
             ch.table.host_seat = (ch.table.host_seat or 0) + 1
 
         trips.clear()
-        snap = step.change("OPTIMI", hand_over)
+        snap = service.change("OPTIMI", hand_over)
         assert snap.version == 1 and seen == [None]
         assert len(trips) == 1  # BEGIN, the version guard, the UPDATE and the COMMIT
         assert trips[0].startswith("BEGIN; SELECT") and trips[0].endswith("COMMIT")
@@ -57,7 +56,7 @@ def test_a_change_of_a_known_table_is_one_round_trip_and_a_conflict_is_made_agai
             'UPDATE "table" SET version = version + 1, host_seat = 9 WHERE code = %s',
             ("OPTIMI",),
         )
-        snap = step.change("OPTIMI", hand_over)
+        snap = service.change("OPTIMI", hand_over)
         # Tried on version 1 (rolled back), then made once on the stored version 2.
         assert seen == [None, 1, 9]
         assert snap.version == 3 and snap.table.host_seat == 10
@@ -78,7 +77,7 @@ def test_a_refusal_on_a_snapshot_behind_is_decided_on_the_stored_table(app):
 
         # The known snapshot (version 0, no host) refuses; the stored one accepts, and
         # a page at the stored version is not stale.
-        snap = step.change("REFUSE", needs_a_host, version=4)
+        snap = service.change("REFUSE", needs_a_host, version=4)
         assert snap.version == 5 and snap.table.host_seat == 5
 
 
@@ -97,6 +96,6 @@ def test_a_known_snapshot_publishes_the_state_as_stored_when_its_game_is_unchang
         stored = Table.get(Table.code == "STATED").state
         store.remember(snap)
         trips.clear()
-        snap = step.change("STATED", lambda ch: setattr(ch.table, "host_seat", 1))
+        snap = service.change("STATED", lambda ch: setattr(ch.table, "host_seat", 1))
         assert len(trips) == 1  # from the known snapshot
         assert snapshot_message(snap)["t"]["state"] == stored

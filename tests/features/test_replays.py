@@ -19,7 +19,7 @@ from app.engine.record import replay_steps
 from app.features.record_messages import refusal
 from app.features.replays import MAX_BYTES, ReplayError, pack, parse_upload, replay_at, unpack
 
-RECORDS = Path(__file__).resolve().parent / "data" / "conformance" / "records.jsonl"
+RECORDS = Path(__file__).resolve().parents[1] / "data" / "conformance" / "records.jsonl"
 
 
 @pytest.fixture(scope="module")

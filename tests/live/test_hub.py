@@ -8,12 +8,12 @@ import threading
 import time
 
 from app.live import hub as hub_module
-from app.live.hub import Connection, hub
+from app.live.hub import Connection
 from app.web import render
 from tests.web.web_helpers import seat_of
 
 
-def test_a_stalled_peer_does_not_delay_the_mover_and_is_dropped(browser, monkeypatch):
+def test_a_stalled_peer_does_not_delay_the_mover_and_is_dropped(hub, browser, monkeypatch):
     monkeypatch.setattr(hub_module, "QUEUE_SIZE", 4)
     ann = browser()
     code = ann.create("Ann")
@@ -63,7 +63,7 @@ def test_a_stalled_peer_does_not_delay_the_mover_and_is_dropped(browser, monkeyp
         hub.remove(ann_socket)
 
 
-def test_a_push_keeps_the_name_a_visitor_is_typing(browser):
+def test_a_push_keeps_the_name_a_visitor_is_typing(hub, browser):
     """Someone else joining pushes the lobby to every socket, the join form included: the
     visitor's name field is kept as typed (hx-preserve), never reset by a push."""
     ann, cleo, dan = browser(), browser(), browser()
@@ -110,7 +110,7 @@ def test_a_socket_is_not_handed_again_the_table_it_shows():
     assert sent[4:] == ["<p>table at 5</p>"]
 
 
-def test_publishing_an_unchanged_table_sends_its_sockets_nothing(app, browser):
+def test_publishing_an_unchanged_table_sends_its_sockets_nothing(hub, app, browser):
     ann, bob = browser(), browser()
     code = ann.create("Ann")
     bob.get(f"/t/{code}")
@@ -189,7 +189,7 @@ def test_the_hub_says_when_its_first_socket_at_a_table_opens_and_its_last_closes
     (app.cluster.fanout.Fanout.holding), before the socket is sent the table."""
     local = hub_module.Hub()
     calls = []
-    local.set_holding(lambda code, held: calls.append((code, held, len(local.connections(code)))))
+    local.on_holding(lambda code, held: calls.append((code, held, len(local.connections(code)))))
     one, two = (Connection("ABCDEF", None, "", lambda html: None) for _ in range(2))
     other = Connection("GHIJKL", None, "", lambda html: None)
     local.add(one)
@@ -203,7 +203,7 @@ def test_the_hub_says_when_its_first_socket_at_a_table_opens_and_its_last_closes
     assert calls[2:] == [("ABCDEF", False, 0)]
 
 
-def test_a_lobby_push_draws_no_qr_code_which_the_page_still_shows(browser, monkeypatch):
+def test_a_lobby_push_draws_no_qr_code_which_the_page_still_shows(hub, browser, monkeypatch):
     """The invite's QR code is drawn only where it is shown: the lobby page, not the
     pushes of its seats and buttons (with more lobbies than the codes' cache holds, each
     push drew one again)."""

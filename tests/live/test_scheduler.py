@@ -13,7 +13,7 @@ from app.live.scheduler import Scheduler
 scheduler_module = importlib.import_module("app.live.scheduler")
 
 
-def test_clear_waits_for_the_running_step_and_forgets_the_pending_ones(app, monkeypatch):
+def test_clear_waits_for_the_running_step_and_forgets_the_pending_ones(app, services, monkeypatch):
     started, release = threading.Event(), threading.Event()
     ran = []
 
@@ -26,9 +26,9 @@ def test_clear_waits_for_the_running_step_and_forgets_the_pending_ones(app, monk
     due = {"A": 0.0, "B": 0.3}  # seconds from now
     monkeypatch.setattr(scheduler_module, "run_automatic", step)
     monkeypatch.setattr(
-        scheduler_module, "next_automatic", lambda snap: (time.time() + due[snap], None)
+        scheduler_module, "next_automatic", lambda snap, *_: (time.time() + due[snap], None)
     )
-    s = Scheduler()
+    s = Scheduler(services.presence, services.tables.timing)
     s.start(app)
     s.wake("A", "A")
     assert started.wait(5)

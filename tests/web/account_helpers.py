@@ -71,13 +71,14 @@ def make_user(username, password=PASSWORD) -> User:
 
 
 # ----- tables and games ----------------------------------------------------------------
-def table_with(*people) -> tuple[str, list[Seat]]:
-    """A lobby with these people: (name, User or None) pairs, the first hosts."""
+def table_with(app, *people) -> tuple[str, list[Seat]]:
+    """A lobby of `app` with these people: (name, User or None) pairs, the first hosts."""
     (host, host_user), *others = people
-    table, seat = tables.create_table(host, user_id=host_user.id if host_user else None)
-    seats = [seat]
-    for name, u in others:
-        seats.append(tables.join(table.code, name, u.id if u else None))
+    with app.app_context():
+        table, seat = tables.create_table(host, user_id=host_user.id if host_user else None)
+        seats = [seat]
+        for name, u in others:
+            seats.append(tables.join(table.code, name, u.id if u else None))
     return table.code, seats
 
 

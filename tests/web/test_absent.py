@@ -9,8 +9,7 @@ import pytest
 
 from app import tables
 from app.engine import GAME_OVER, Game
-from app.live.hub import Connection, hub
-from app.live.presence import presence
+from app.live.hub import Connection
 from app.storage.models import Seat, Table
 
 
@@ -20,7 +19,18 @@ def state(code):
 
 
 @pytest.fixture
-def two_player_game(browser):
+def automatic(app):
+    """app.tables.run_automatic, as the app's scheduler runs it (in its app context)."""
+
+    def run(code: str, **options) -> bool:
+        with app.app_context():
+            return tables.run_automatic(code, **options)
+
+    return run
+
+
+@pytest.fixture
+def two_player_game(hub, presence, browser):
     ann, bob = browser(), browser()
     code = ann.create("Ann")
     bob.join(code, "Bob")
@@ -35,26 +45,30 @@ def two_player_game(browser):
     hub.remove(conn)
 
 
-def test_an_away_players_first_flips_are_chosen_after_the_grace_period(two_player_game):
+def test_an_away_players_first_flips_are_chosen_after_the_grace_period(
+    automatic, presence, two_player_game
+):
     code, ann, bob, seats = two_player_game
     table, game = state(code)
     bob_id = seats["Bob"].player_id
     assert game.round.setup_left[bob_id] == 2
     since = presence.away_since(code, seats["Bob"].id)
-    assert not tables.run_automatic(code, now=since + 14)
-    assert tables.run_automatic(code, now=since + 16)
+    assert not automatic(code, now=since + 14)
+    assert automatic(code, now=since + 16)
     table, game = state(code)
     assert game.round.setup_left[bob_id] == 0
     assert game.round.setup_left[seats["Ann"].player_id] == 2  # Ann is here: she chooses
 
 
-def test_an_away_players_turn_is_played_for_them_then_they_forfeit(two_player_game):
+def test_an_away_players_turn_is_played_for_them_then_they_forfeit(
+    automatic, presence, two_player_game
+):
     code, ann, bob, seats = two_player_game
     bob_id, ann_id = seats["Bob"].player_id, seats["Ann"].player_id
     for pos in ((0, 0), (0, 1)):
         assert ann.move("reveal", pos).status_code == 303
     since = presence.away_since(code, seats["Bob"].id)
-    tables.run_automatic(code, now=since + 16)  # Bob's flips
+    automatic(code, now=since + 16)  # Bob's flips
     table, game = state(code)
     if game.round.turn == ann_id:
         ann.move("draw")
@@ -65,25 +79,25 @@ def test_an_away_players_turn_is_played_for_them_then_they_forfeit(two_player_ga
     assert game.round.turn == bob_id
     moves_before = len(game.round.moves)
     later = table.updated_at.timestamp() + 16
-    assert tables.run_automatic(code, now=max(later, since + 16))
+    assert automatic(code, now=max(later, since + 16))
     table, game = state(code)
     assert game.round.turn == ann_id, "Bob's whole turn was played for him"
     assert len(game.round.moves) == moves_before + 1
     # Past the rejoin window Bob forfeits; a game left with one player ends.
-    assert tables.run_automatic(code, now=since + 61)
+    assert automatic(code, now=since + 61)
     table, game = state(code)
     assert game.forfeited == [bob_id]
     assert game.phase == GAME_OVER and table.status == Table.FINISHED
     assert "Bob left the game" in ann.page()
 
 
-def test_a_player_who_comes_back_in_time_keeps_their_seat(two_player_game):
+def test_a_player_who_comes_back_in_time_keeps_their_seat(automatic, presence, two_player_game):
     code, ann, bob, seats = two_player_game
     since = presence.away_since(code, seats["Bob"].id)
     page = bob.page()  # Bob is back: a request counts as presence
     assert "Turn over 2 cards" in page
     assert presence.away_since(code, seats["Bob"].id) is None
-    tables.run_automatic(code, now=since + 30)
+    automatic(code, now=since + 30)
     table, game = state(code)
     assert game.round.setup_left[seats["Bob"].player_id] == 2, "nothing was played for Bob"
     assert not game.forfeited
@@ -104,7 +118,9 @@ def test_timers_are_set_in_the_lobby_within_bounds(browser):
     assert (table.grace_seconds, table.rejoin_seconds) == (30, 600)
 
 
-def test_the_next_present_person_becomes_host_when_the_host_leaves(browser):
+def test_the_next_present_person_becomes_host_when_the_host_leaves(
+    automatic, hub, presence, browser
+):
     ann, bob = browser(), browser()
     code = ann.create("Ann")
     bob.join(code, "Bob")
@@ -113,26 +129,28 @@ def test_the_next_present_person_becomes_host_when_the_host_leaves(browser):
     hub.add(conn)
     try:
         presence.seen(code, seats["Ann"].id, time.time())  # Ann's page closed just now
-        assert not tables.run_automatic(code, now=time.time() + 5)
-        assert tables.run_automatic(code, now=time.time() + 11)
+        assert not automatic(code, now=time.time() + 5)
+        assert automatic(code, now=time.time() + 11)
         assert Table.get(Table.code == code).host_seat == seats["Bob"].id
         assert "Save rules" in bob.page()
     finally:
         hub.remove(conn)
 
 
-def test_a_lobby_with_nobody_present_closes_after_30_minutes(browser):
+def test_a_lobby_with_nobody_present_closes_after_30_minutes(automatic, presence, browser):
     ann = browser()
     code = ann.create("Ann")
     seat = Seat.get(Seat.table == code)
     presence.seen(code, seat.id, time.time())
-    assert not tables.run_automatic(code, now=time.time() + 29 * 60)
-    assert tables.run_automatic(code, now=time.time() + 31 * 60)
+    assert not automatic(code, now=time.time() + 29 * 60)
+    assert automatic(code, now=time.time() + 31 * 60)
     assert Table.get(Table.code == code).status == Table.CLOSED
     assert ann.get(f"/t/{code}").status_code == 404
 
 
-def test_a_player_seen_only_by_requests_is_played_for_once_that_presence_lapses(browser):
+def test_a_player_seen_only_by_requests_is_played_for_once_that_presence_lapses(
+    automatic, services, presence, browser
+):
     # No socket, just page loads (a player without JavaScript, or one who closed the
     # tab): present for a while after each request, then away. The timers must be
     # scheduled from that moment on, with no event to wake them.
@@ -146,9 +164,10 @@ def test_a_player_seen_only_by_requests_is_played_for_once_that_presence_lapses(
     presence.seen(code, seats["Ann"].id, lapse)
     presence.seen(code, seats["Bob"].id, lapse)
     table, game = state(code)
-    when, kind, _ = tables.next_automatic(tables.store.current(code))
+    timing = services.tables.timing
+    when, kind, _ = tables.next_automatic(tables.store.current(code), presence, timing)
     assert kind == "proxy_setup" and abs(when - (lapse + 15)) < 2
-    assert not tables.run_automatic(code, now=lapse - 1)  # still present: nothing
-    assert tables.run_automatic(code, now=lapse + 16)
+    assert not automatic(code, now=lapse - 1)  # still present: nothing
+    assert automatic(code, now=lapse + 16)
     table, game = state(code)
     assert sum(game.round.setup_left.values()) < 4

@@ -109,10 +109,10 @@ def test_a_guest_who_signs_in_right_after_a_game_keeps_its_result(browser):
     assert Result.get((Result.table == code) & (Result.name == "Bob")).user_id is None
 
 
-def test_claiming_skips_seats_owned_by_someone_else_and_second_seats(browser):
+def test_claiming_skips_seats_owned_by_someone_else_and_second_seats(app, browser):
     ann_user, bob_user = make_user("ann"), make_user("bob")
-    code, (mine, other) = table_with(("Ann", ann_user), ("Guest", None))
-    code2, (owned,) = table_with(("Bob", bob_user))
+    code, (mine, other) = table_with(app, ("Ann", ann_user), ("Guest", None))
+    code2, (owned,) = table_with(app, ("Bob", bob_user))
     moved = accounts.claim_seats(ann_user, {code: other.token, code2: owned.token})
     assert moved == 0  # Ann already sits at `code`; Bob's seat is Bob's
     assert Seat.get_by_id(other.id).user_id is None
@@ -147,11 +147,11 @@ def test_deleting_needs_the_password(browser):
     assert User.select().count() == 1
 
 
-def test_deleting_keeps_the_others_results_under_deleted_player(browser):
+def test_deleting_keeps_the_others_results_under_deleted_player(app, browser):
     ann_user, bob_user = make_user("ann"), make_user("bob")
-    code, (a, b) = table_with(("Ann", ann_user), ("Bob", bob_user))
+    code, (a, b) = table_with(app, ("Ann", ann_user), ("Bob", bob_user))
     finish(code, game_clean_win(a, b))
-    lobby, (host, seated) = table_with(("Host", None), ("Ann", ann_user))
+    lobby, (host, seated) = table_with(app, ("Host", None), ("Ann", ann_user))
     ann = browser()
     signin(ann, "ann")
     response = ann.post("/account/delete", {"delete_password": PASSWORD})
@@ -220,6 +220,7 @@ def test_an_existing_database_gets_the_new_column(tmp_path):
 
 
 def test_games_service_keeps_guest_joins_unowned(app):
-    table, seat = tables.create_table("Ann")
-    assert seat.user_id is None
-    assert tables.join(table.code, "Bob").user_id is None
+    with app.app_context():
+        table, seat = tables.create_table("Ann")
+        assert seat.user_id is None
+        assert tables.join(table.code, "Bob").user_id is None

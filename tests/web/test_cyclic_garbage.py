@@ -50,14 +50,12 @@ def test_the_lobby_leaves_no_cyclic_garbage_for_the_host_or_a_guest(app, browser
         assert cyclic_garbage_of(app, f"/t/{code}", cookie) == 0
 
 
-def test_a_closed_push_socket_is_freed_without_a_full_collection(app):
+def test_a_closed_push_socket_is_freed_without_a_full_collection(app, hub):
     """A socket, its reader and its hub connection referred to each other: each closed
     socket, long-lived by then, waited for a full collection, with its buffers (the
     memory soak's steady growth). Served in this process (Werkzeug's threaded server);
     once closed, the young collections the server runs every second must free it."""
     from werkzeug.serving import make_server
-
-    from app.live.hub import hub
 
     server = make_server("127.0.0.1", 0, app, threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import time
 
-from app.live.hub import Connection, hub
-from app.live.presence import presence
+from app.live.hub import Connection
 from app.storage.models import Table
 from app.web.extras import away_countdown
 from tests.web.web_helpers import parse, seat_of, seat_table, start
@@ -17,7 +16,9 @@ def countdown_text(browser_) -> str | None:
     return node.text() if node is not None else None
 
 
-def test_everyone_sees_the_countdown_before_an_away_players_turn_is_played(browser):
+def test_everyone_sees_the_countdown_before_an_away_players_turn_is_played(
+    app, hub, presence, browser
+):
     ann, bob = seat_table(browser, ("Ann", "Bob"), grace_seconds=15)
     start(ann)
     code = ann.code
@@ -36,7 +37,8 @@ def test_everyone_sees_the_countdown_before_an_away_players_turn_is_played(brows
         assert text is not None and text.startswith("Bob is not connected: their cards")
         seconds = int(parse(ann.page()).find("p", cls="countdown").find("span").text())
         assert 13 <= seconds <= 15
-        due = away_countdown(Table.get(Table.code == code), now=time.time() + 10)
+        with app.app_context():
+            due = away_countdown(Table.get(Table.code == code), now=time.time() + 10)
         assert due["name"] == "Bob" and due["setup"] and 3 <= due["seconds"] <= 5
         hub.add(sockets[1])  # back
         assert countdown_text(ann) is None

@@ -9,7 +9,6 @@ import random
 
 import pytest
 
-from app import tables
 from app.engine import Game, replay
 from app.storage.models import GameRecord, Seat, Table
 from tests.web.web_helpers import (
@@ -136,7 +135,7 @@ def test_a_whole_game_three_people_and_a_bot(browser, seed):
     assert download(watcher, doc) == record
 
 
-def test_next_round_waits_for_everyone(browser, monkeypatch):
+def test_next_round_waits_for_everyone(services, browser, monkeypatch):
     ann, bob = seat_table(browser, ("Ann", "Bob"), bots=("random",), rows=2, cols=2, end_score=1000)
     start(ann)
     rng = random.Random(3)
@@ -155,7 +154,7 @@ def test_next_round_waits_for_everyone(browser, monkeypatch):
         assert scores == sorted(scores)
         assert form_posting_to(doc, "/next-round") is not None
     # The delay it states is the server's setting.
-    monkeypatch.setattr(tables.settings, "next_round_seconds", 45.0)
+    monkeypatch.setattr(services.tables.timing, "next_round_seconds", 45.0)
     assert (
         "or by itself after 45 seconds"
         in parse(ann.page()).by_id("round-h").ancestor("results").text()

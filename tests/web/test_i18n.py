@@ -10,7 +10,7 @@ import re
 import pytest
 
 from app.i18n import LANGUAGES
-from app.live.hub import Connection, hub
+from app.live.hub import Connection
 from app.storage.models import Seat
 from tests.web.account_helpers import (  # noqa: F401 (cheap_hashing: an autouse fixture)
     cheap_hashing,
@@ -67,7 +67,7 @@ def english_in(html: str, allowed: set[str]) -> list[str]:
 def finished_game(app):
     """Ann (an account, penalised, second) and Bob: one finished game with results."""
     ann, bob = make_user("ann"), make_user("bob")
-    code, (a, b) = table_with(("Ann", ann), ("Bob", bob))
+    code, (a, b) = table_with(app, ("Ann", ann), ("Bob", bob))
     finish(code, game_penalised_ender(a, b))
     return code
 
@@ -149,7 +149,7 @@ def test_the_english_word_check_finds_english(app, client):
 
 
 # ----- pushes --------------------------------------------------------------------------
-def test_each_player_gets_pushes_in_their_own_language(browser):
+def test_each_player_gets_pushes_in_their_own_language(hub, browser):
     ann, bob = seat_table(browser, names=("Ann", "Bob"))
     code = ann.code
     got = {"fr": [], "de": [], "en": []}
@@ -250,7 +250,7 @@ def test_the_rules_page_is_the_whole_translation(client, lang, title):
     assert english_in(client.get(f"/rules?lang={lang}").data.decode(), {"skymo"}) == []
 
 
-def test_score_sheet_viewers_get_the_sheet_in_their_language(browser):
+def test_score_sheet_viewers_get_the_sheet_in_their_language(app, browser):
     """A score sheet's viewers may read different languages: one rendering per language."""
     from app.web import score
 
@@ -268,7 +268,7 @@ def test_score_sheet_viewers_get_the_sheet_in_their_language(browser):
         for lang in got
     ]
     for c in conns:
-        score.hub.add(c)
+        app.extensions[score.SHEETS].add(c)
     try:
         rid = re.search(r'name="round_id" value="([^"]+)"', owner.get(sheet).data.decode())
         data = {"score-1": "12", "score-2": "5", "ender": "1", "round_id": rid.group(1)}
@@ -280,7 +280,7 @@ def test_score_sheet_viewers_get_the_sheet_in_their_language(browser):
             assert english_in(got[lang][-1], {"ann", "bob", code.lower()}) == [], lang
     finally:
         for c in conns:
-            score.hub.remove(c)
+            app.extensions[score.SHEETS].remove(c)
 
 
 def test_the_web_manifest_in_the_pages_language(client):

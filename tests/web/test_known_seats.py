@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app import tables
-from app.storage import table_store as known_store
+from app.storage.table_store import store as known_store
 from tests.web.web_helpers import seat_of
 
 

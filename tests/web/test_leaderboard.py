@@ -130,7 +130,7 @@ def test_paginated_with_the_players_own_row_highlighted(browser, app, monkeypatc
 
 def test_guests_bots_and_deleted_players_are_not_ranked(browser, app):
     ann, bob = make_user("ann"), make_user("bob")
-    code, (a, b, g) = table_with(("Ann", ann), ("Bob", bob), ("Guest", None))
+    code, (a, b, g) = table_with(app, ("Ann", ann), ("Bob", bob), ("Guest", None))
     finish(code, game_penalised_ender(a, b))  # Bob wins
     finish(code, game_clean_win(a, b))  # Ann wins
     html = browser().get("/leaderboard").data.decode()
@@ -138,14 +138,15 @@ def test_guests_bots_and_deleted_players_are_not_ranked(browser, app):
     assert "Guest" not in html
     from app.features import accounts
 
-    accounts.delete_user(bob, "correct horse")
+    with app.app_context():
+        accounts.delete_user(bob, "correct horse")
     html = browser().get("/leaderboard").data.decode()
     assert rows_of(html) == [("1", "ann", False)] and "deleted player" not in html
 
 
 def test_numbers_on_the_board_come_from_played_games(browser, app):
     ann, bob = make_user("ann"), make_user("bob")
-    code, (a, b) = table_with(("Ann", ann), ("Bob", bob))
+    code, (a, b) = table_with(app, ("Ann", ann), ("Bob", bob))
     finish(code, game_penalised_ender(a, b))  # Ann 30, Bob 10
     finish(code, game_clean_win(a, b))  # Ann 1, Bob 42
     board = {r.username: r for r in stats.leaderboard("avg_round")}

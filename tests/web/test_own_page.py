@@ -10,7 +10,7 @@ import re
 from flask import request
 
 from app import tables
-from app.live.hub import Connection, hub
+from app.live.hub import Connection
 from app.web import render
 from tests.web.web_helpers import seat_of, seat_table, start, whose_turn
 
@@ -24,7 +24,7 @@ def page_id(person) -> str:
     return socket
 
 
-def sockets(code: str, person, pages: list[str]) -> list[list[str]]:
+def sockets(hub, code: str, person, pages: list[str]) -> list[list[str]]:
     """One socket per page of `person`, each keeping the pushes it gets."""
     seat = seat_of(code, person.name).id
     got = [[] for _ in pages]
@@ -39,14 +39,17 @@ def htmx_move(person, page: str | None):
     return person.post(f"/t/{person.code}/move", data, htmx=True, headers=headers)
 
 
-def test_the_movers_page_gets_its_answer_and_no_push_their_other_tab_gets_the_push(browser):
+def test_the_movers_page_gets_its_answer_and_no_push_their_other_tab_gets_the_push(hub, browser):
     people = seat_table(browser, initial_flips=0)
     start(people[0])
     code = people[0].code
     mover, (other,) = whose_turn(code, people)
     first, second = page_id(mover), page_id(mover)
     assert first != second  # every page load has its own
-    (own, other_tab), (theirs,) = sockets(code, mover, [first, second]), sockets(code, other, [""])
+    (own, other_tab), (theirs,) = (
+        sockets(hub, code, mover, [first, second]),
+        sockets(hub, code, other, [""]),
+    )
     try:
         answer = htmx_move(mover, first)
         assert answer.status_code == 200
@@ -63,14 +66,14 @@ def test_the_movers_page_gets_its_answer_and_no_push_their_other_tab_gets_the_pu
             hub.remove(conn)
 
 
-def test_a_page_is_pushed_the_change_of_a_request_without_its_id_or_of_someone_else(browser):
+def test_a_page_is_pushed_the_change_of_a_request_without_its_id_or_of_someone_else(hub, browser):
     people = seat_table(browser, initial_flips=0)
     start(people[0])
     code = people[0].code
     mover, (other,) = whose_turn(code, people)
-    (own,) = sockets(code, mover, [page_id(mover)])
+    (own,) = sockets(hub, code, mover, [page_id(mover)])
     other_page = page_id(other)
-    (theirs,) = sockets(code, other, [other_page])
+    (theirs,) = sockets(hub, code, other, [other_page])
     try:
         # Someone else's page id (another session) does not silence that page.
         assert htmx_move(mover, other_page).status_code == 200

@@ -10,8 +10,7 @@ from __future__ import annotations
 import re
 import time
 
-from app.live.hub import Connection, hub
-from app.live.presence import presence
+from app.live.hub import Connection
 from tests.web.table_helpers import playing
 from tests.web.web_helpers import game_of, seat_of
 
@@ -27,7 +26,9 @@ def bob_shown(html: str) -> str:
     return item.group(1)
 
 
-def test_a_socket_opening_pushes_the_others_only_when_its_seat_was_away(app, browser):
+def test_a_socket_opening_pushes_the_others_only_when_its_seat_was_away(
+    hub, presence, app, browser
+):
     ann, bob = browser(), browser()
     code = ann.create("Ann")
     ann_pushes = []
@@ -67,7 +68,7 @@ def test_a_socket_opening_pushes_the_others_only_when_its_seat_was_away(app, bro
             hub.remove(bob_socket)
 
 
-def test_a_closing_socket_still_has_the_timers_worked_out_again(app, browser):
+def test_a_closing_socket_still_has_the_timers_worked_out_again(hub, presence, app, browser):
     """Closing the last socket of a seat kept present by a recent request shows the
     others nothing, but the timers of absent players are worked out again (they run
     from the end of that request's presence)."""
@@ -95,7 +96,7 @@ def test_a_closing_socket_still_has_the_timers_worked_out_again(app, browser):
         hub.remove(ann_socket)
 
 
-def test_a_request_of_a_seat_that_was_away_pushes_it_back(browser):
+def test_a_request_of_a_seat_that_was_away_pushes_it_back(hub, presence, browser):
     """A player without a socket (no JavaScript) who comes back is shown here again."""
     ann, bob = browser(), browser()
     code = ann.create("Ann")
@@ -114,7 +115,7 @@ def test_a_request_of_a_seat_that_was_away_pushes_it_back(browser):
         hub.remove(ann_socket)
 
 
-def test_in_a_game_a_socket_opening_or_closing_is_pushed_to_the_others(app, browser):
+def test_in_a_game_a_socket_opening_or_closing_is_pushed_to_the_others(hub, app, browser):
     """The countdown for a player without a socket starts and stops with their socket,
     even while a recent request keeps them marked here. (A push that would show Ann
     what her page shows already is not sent: see app.live.hub.Connection.offer.)"""

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from app.live.hub import Connection, hub
+from app.live.hub import Connection
 from app.web import reactions
 from tests.web.web_helpers import parse, seat_of, seat_table, start
 
 
 @pytest.fixture
-def game(browser):
+def game(hub, browser):
     ann, bob = seat_table(browser, ("Ann", "Bob"))
     start(ann)
     received = {"Ann": [], "Bob": []}
@@ -53,7 +53,7 @@ def test_a_reaction_is_pushed_to_every_socket_and_shown_on_the_senders_area(game
     assert later is None
 
 
-def test_each_socket_reads_a_reaction_in_its_own_language(game):
+def test_each_socket_reads_a_reaction_in_its_own_language(hub, game):
     ann, bob, received = game
     heard = {"fr": [], "de": []}
     seat = seat_of(ann.code, "Bob").id

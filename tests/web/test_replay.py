@@ -30,8 +30,8 @@ def a_record(index=0) -> dict:
     return json.loads(lines[index])
 
 
-def finished(users=(None, None)):
-    code, seats = table_with(("Ann", users[0]), ("Bob", users[1]))
+def finished(app, users=(None, None)):
+    code, seats = table_with(app, ("Ann", users[0]), ("Bob", users[1]))
     game = bot_game(seats, seed=3)
     finish(code, game)
     return code, game
@@ -47,7 +47,7 @@ def controls(doc) -> dict[str, str | None]:
 
 
 def test_a_stored_game_steps_through_to_its_results_by_links(browser, app):
-    code, game = finished()
+    code, game = finished(app)
     b = browser()
     url = f"/t/{code}/games/1/replay"
     doc = parse(b.get(url).data)
@@ -76,7 +76,7 @@ def test_a_stored_game_steps_through_to_its_results_by_links(browser, app):
 
 
 def test_htmx_gets_the_replay_partial_and_bad_steps_are_clamped(browser, app):
-    code, _game = finished()
+    code, _game = finished(app)
     b = browser()
     url = f"/t/{code}/games/1/replay"
     part = b.get(f"{url}?step=3", headers={"HX-Request": "true"}).data.decode()
@@ -95,7 +95,7 @@ def test_htmx_gets_the_replay_partial_and_bad_steps_are_clamped(browser, app):
 
 def test_replays_are_linked_from_results_history_and_the_table(browser, app):
     ann = make_user("ann_r")
-    code, _game = finished((ann, None))
+    code, _game = finished(app, (ann, None))
     replay = f"/t/{code}/games/1/replay"
     b = browser()
     assert f'href="{replay}"' in b.get(f"/t/{code}/games/1").data.decode()
@@ -262,7 +262,7 @@ def test_a_damaged_replay_form_and_a_missing_token_are_refused(browser, app):
 
 
 def test_the_record_the_server_writes_is_the_one_replayed(browser, app):
-    code, game = finished()
+    code, game = finished(app)
     stored = GameRecord.get((GameRecord.table == code) & (GameRecord.number == 1))
     assert stored.record == to_record(game)
     page = browser().get(f"/t/{code}/games/1/replay?step=0").data.decode()

@@ -19,7 +19,7 @@ import pytest
 
 from app import tables
 from app.engine import DOWN, view
-from app.live.hub import Connection, hub
+from app.live.hub import Connection
 from app.storage.models import Table
 from app.web import presenter
 from tests.web.secrecy_helpers import scan
@@ -60,7 +60,7 @@ def fixed_seed(monkeypatch):
 
 
 @pytest.fixture
-def sockets(app):
+def sockets(hub, app):
     """Fake sockets registered with the real hub (inside the app, as the socket route
     does: opening one pushes the presence change); removed after the test."""
     opened = []

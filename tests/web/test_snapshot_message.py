@@ -11,7 +11,6 @@ import orjson
 
 import app.storage.table_store  # noqa: F401  (the module: `app.storage.table_store` is its Store)
 from app.engine import Game, view
-from app.live.hub import hub
 from app.storage.table_store import Store, snapshot_message
 from tests.web.table_helpers import finish_small_game
 
@@ -25,7 +24,23 @@ def seats_of(snap):
     return [(s.id, s.position, s.name, s.bot, s.user_id, s.left, s.token) for s in snap.seats]
 
 
-def test_another_process_rebuilds_every_published_snapshot_from_its_message(browser, monkeypatch):
+class Overheard:
+    """The hub as publisher, with what another process would be sent (`heard`)."""
+
+    def __init__(self, hub, heard):
+        self.hub, self.heard = hub, heard
+
+    def publish(self, code, what="table", snapshot=None):
+        self.hub.publish(code, what, snapshot)
+        self.heard(code, what, snapshot)
+
+    def broadcast(self, code, name, data):
+        self.hub.broadcast(code, name, data)
+
+
+def test_another_process_rebuilds_every_published_snapshot_from_its_message(
+    hub, browser, monkeypatch
+):
     store_module = sys.modules["app.storage.table_store"]
     reads = []  # finished rounds read back by the other process
     read_rounds = store_module.PAST_ROUNDS.all
@@ -50,11 +65,8 @@ def test_another_process_rebuilds_every_published_snapshot_from_its_message(brow
 
     hearing = False
     monkeypatch.setattr(store_module.PAST_ROUNDS, "all", counted)
-    hub.set_fanout(fanout)
-    try:
-        play_a_game(browser, end_score=150)
-    finally:
-        hub.set_fanout(None)
+    monkeypatch.setattr(services.tables, "publisher", Overheard(hub, fanout))
+    play_a_game(browser, end_score=150)
 
     boundaries, before = 0, 0
     for got, snap in heard:
@@ -73,7 +85,9 @@ def test_another_process_rebuilds_every_published_snapshot_from_its_message(brow
     assert len(reads) <= boundaries  # finished rounds read back once per round at most
 
 
-def test_a_rebuilt_game_s_views_reuse_what_did_not_change_and_show_the_same(browser):
+def test_a_rebuilt_game_s_views_reuse_what_did_not_change_and_show_the_same(
+    hub, services, browser, monkeypatch
+):
     """The other process's game, decoded from each message, starts its views from its
     previous copy's: unchanged grids are the same objects (the board's presenter then
     reuses what it drew for them), and every view equals one built from scratch."""
@@ -87,11 +101,8 @@ def test_a_rebuilt_game_s_views_reuse_what_did_not_change_and_show_the_same(brow
         fresh = Game.from_dict(orjson.loads(orjson.dumps(got.game.to_dict())))
         shown.append((view(got.game, None), view(fresh, None)))  # as its push would
 
-    hub.set_fanout(fanout)
-    try:
-        play_a_game(browser, end_score=150)
-    finally:
-        hub.set_fanout(None)
+    monkeypatch.setattr(services.tables, "publisher", Overheard(hub, fanout))
+    play_a_game(browser, end_score=150)
     assert all(seen == fresh for seen, fresh in shown)
     reused = changed = 0
     for (before, _), (seen, _) in pairwise(shown):

@@ -56,9 +56,9 @@ def ann_and_bob(app):
 
 
 # ----- recording -----------------------------------------------------------------------
-def test_results_are_recorded_once_with_the_record(ann_and_bob):
+def test_results_are_recorded_once_with_the_record(app, ann_and_bob):
     ann, bob = ann_and_bob
-    code, (a, b) = table_with(("Ann", ann), ("Bob", bob))
+    code, (a, b) = table_with(app, ("Ann", ann), ("Bob", bob))
     game = game_penalised_ender(a, b)
     finish(code, game)
     rows = {r.name: r for r in Result.select().where(Result.table == code)}
@@ -78,9 +78,9 @@ def test_results_are_recorded_once_with_the_record(ann_and_bob):
     assert Result.select().where(Result.table == code).count() == 2
 
 
-def test_results_are_written_in_the_transaction_that_ends_the_game(ann_and_bob):
+def test_results_are_written_in_the_transaction_that_ends_the_game(app, ann_and_bob):
     ann, bob = ann_and_bob
-    code, (a, b) = table_with(("Ann", ann), ("Bob", bob))
+    code, (a, b) = table_with(app, ("Ann", ann), ("Bob", bob))
     game = game_clean_win(a, b)
 
     class Abort(Exception):
@@ -128,12 +128,12 @@ def test_the_numbers_of_one_game_read_from_the_engine():
 
 
 # ----- the stats page ------------------------------------------------------------------
-def test_stats_match_games_with_known_results(browser, ann_and_bob):
+def test_stats_match_games_with_known_results(app, browser, ann_and_bob):
     ann, bob = ann_and_bob
-    code, (a, b) = table_with(("Ann", ann), ("Bob", bob))
+    code, (a, b) = table_with(app, ("Ann", ann), ("Bob", bob))
     finish(code, game_penalised_ender(a, b))  # Ann 30, second, penalised, 1 column
     finish(code, game_clean_win(a, b))  # Ann 1, wins, ended cleanly
-    code2, (a2, b2) = table_with(("Ann", ann), ("Bob", bob))
+    code2, (a2, b2) = table_with(app, ("Ann", ann), ("Bob", bob))
     forfeit = Game([{"id": a2.player_id, "name": "Ann"}, {"id": b2.player_id, "name": "Bob"}])
     forfeit.apply(a2.player_id, Forfeit())  # Ann leaves at once: Bob wins
     finish(code2, forfeit)
@@ -168,11 +168,11 @@ def test_stats_match_games_with_known_results(browser, ann_and_bob):
     assert f'href="/t/{code}/games/2"' in html  # the best game links to its results
 
 
-def test_stats_add_up_over_bot_games(ann_and_bob):
+def test_stats_add_up_over_bot_games(app, ann_and_bob):
     ann, bob = ann_and_bob
     played = []
     for seed in range(4):
-        code, seats = table_with(("Ann", ann), ("Bob", bob), ("Cat", None))
+        code, seats = table_with(app, ("Ann", ann), ("Bob", bob), ("Cat", None))
         game = bot_game(seats, seed=f"stats-{seed}")
         finish(code, game)
         played.append((game, seats[0].player_id))
@@ -255,9 +255,9 @@ def test_no_games_yet(browser, ann_and_bob):
     assert "No finished games yet" in text(ann.get("/me/history"))
 
 
-def test_a_public_stats_page_per_account(browser, ann_and_bob):
+def test_a_public_stats_page_per_account(app, browser, ann_and_bob):
     ann, bob = ann_and_bob
-    code, (a, b) = table_with(("Ann", ann), ("Bob", bob))
+    code, (a, b) = table_with(app, ("Ann", ann), ("Bob", bob))
     finish(code, game_clean_win(a, b))
     html = text(browser().get("/u/ANN"))
     assert "<h1" in html and ">ann</h1>" in html and shown(html, "st-wins") == "1"
@@ -265,9 +265,9 @@ def test_a_public_stats_page_per_account(browser, ann_and_bob):
 
 
 # ----- charts --------------------------------------------------------------------------
-def test_the_charts_are_svg_with_text_for_screen_readers(browser, ann_and_bob):
+def test_the_charts_are_svg_with_text_for_screen_readers(app, browser, ann_and_bob):
     ann, bob = ann_and_bob
-    code, (a, b) = table_with(("Ann", ann), ("Bob", bob))
+    code, (a, b) = table_with(app, ("Ann", ann), ("Bob", bob))
     finish(code, game_penalised_ender(a, b))
     finish(code, game_clean_win(a, b))
     page = browser()
@@ -323,9 +323,9 @@ def test_bar_chart_geometry():
 
 
 # ----- history and results pages -------------------------------------------------------
-def test_history_lists_every_finished_game_newest_first(browser, ann_and_bob):
+def test_history_lists_every_finished_game_newest_first(app, browser, ann_and_bob):
     ann, bob = ann_and_bob
-    code, (a, b) = table_with(("Ann", ann), ("Bob", bob))
+    code, (a, b) = table_with(app, ("Ann", ann), ("Bob", bob))
     finish(code, game_penalised_ender(a, b))
     finish(code, game_clean_win(a, b))
     page = browser()
@@ -345,12 +345,12 @@ def test_history_lists_every_finished_game_newest_first(browser, ann_and_bob):
         assert record.status_code == 200 and record.json["format"] == "skymo.game/1"
 
 
-def test_history_is_paginated(browser, ann_and_bob, monkeypatch):
+def test_history_is_paginated(app, browser, ann_and_bob, monkeypatch):
     from app.web import stats as stats_pages
 
     monkeypatch.setattr(stats_pages, "PER_PAGE", 2)
     ann, bob = ann_and_bob
-    code, (a, b) = table_with(("Ann", ann), ("Bob", bob))
+    code, (a, b) = table_with(app, ("Ann", ann), ("Bob", bob))
     for _ in range(3):
         finish(code, game_clean_win(a, b))
     page = browser()
@@ -364,9 +364,9 @@ def test_history_is_paginated(browser, ann_and_bob, monkeypatch):
     assert page.get("/t/ABCDEF/games/99999999999999999999999").status_code == 404
 
 
-def test_the_results_page_of_a_game(browser, ann_and_bob):
+def test_the_results_page_of_a_game(app, browser, ann_and_bob):
     ann, bob = ann_and_bob
-    code, (a, b) = table_with(("Ann", ann), ("Bob", bob))
+    code, (a, b) = table_with(app, ("Ann", ann), ("Bob", bob))
     finish(code, game_penalised_ender(a, b))
     page = browser()
     signin(page, "bob")
@@ -381,9 +381,9 @@ def test_the_results_page_of_a_game(browser, ann_and_bob):
     assert browser().get("/t/NOPE42/games/1").status_code == 404
 
 
-def test_a_game_recorded_before_results_existed_shows_from_its_record(browser, ann_and_bob):
+def test_a_game_recorded_before_results_existed_shows_from_its_record(app, browser, ann_and_bob):
     ann, bob = ann_and_bob
-    code, (a, b) = table_with(("Ann", ann), ("Bob", bob))
+    code, (a, b) = table_with(app, ("Ann", ann), ("Bob", bob))
     game = game_clean_win(a, b)
     GameRecord.create(table=code, number=1, record=to_record(game))
     html = text(browser().get(f"/t/{code}/games/1"))
