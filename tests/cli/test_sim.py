@@ -12,7 +12,7 @@ import pytest
 from app.cli import sim
 from app.engine import FORMAT, replay
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SEATS = {f"p{k}" for k in range(1, 9)}
 
 

@@ -469,7 +469,7 @@ def test_every_reason_the_rules_give_is_said_after_but():
         "The round is still being played",
         "The round is not over",
     }
-    engine = Path(__file__).resolve().parents[1] / "app" / "engine"
+    engine = Path(__file__).resolve().parents[2] / "app" / "engine"
     reasons = set()
     for path in engine.glob("*.py"):
         for literal in re.findall(r'IllegalMove\(\s*f?"([^"]+)"', path.read_text()):

@@ -39,7 +39,7 @@ class Overheard:
 
 
 def test_another_process_rebuilds_every_published_snapshot_from_its_message(
-    hub, browser, monkeypatch
+    hub, services, browser, monkeypatch
 ):
     store_module = sys.modules["app.storage.table_store"]
     reads = []  # finished rounds read back by the other process
