@@ -6,13 +6,13 @@ import os
 import secrets
 from pathlib import Path
 
+from flask import Flask
 from htmx_flask import Htmx
 
 from app import i18n, tables
 from app import settings as deploy
 from app.storage import models
 from app.web import sock
-from app.web.serving import Skymo, quick_form
 
 htmx = Htmx()  # request.htmx: the HX-* request headers, read by the library
 
@@ -29,10 +29,10 @@ def _secret_key(instance: Path) -> str:
     return path.read_text().strip()
 
 
-def create_app(config: dict | None = None) -> Skymo:
+def create_app(config: dict | None = None) -> Flask:
     deploy.check()  # a wrong setup stops here with a clear message, before serving
     root = Path(__file__).resolve().parent.parent
-    app = Skymo(
+    app = Flask(
         __name__,
         instance_path=os.environ.get("SKYMO_INSTANCE_PATH", str(root / "instance")),
         template_folder=str(root / "templates"),
@@ -83,18 +83,14 @@ def create_app(config: dict | None = None) -> Skymo:
         replay,
         score,
         security,
-        sessions,
         table,
         ws,
     )
     from app.web import stats as stats_pages
 
-    sessions.init_app(app)
     security.init_app(app)
     assets.init_app(app)
     htmx.init_app(app)
-    # htmx-flask's request class (its init_app installs it), reading forms the short way.
-    app.request_class = quick_form(app.request_class)
     auth.init_app(app)
     app.register_blueprint(lobby.bp)
     app.register_blueprint(table.bp)
