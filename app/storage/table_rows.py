@@ -96,6 +96,8 @@ def row_from(model, data: dict, dates: tuple[str, ...]):
 def release_connection() -> None:
     """Give a request's pooled connection back before queueing for a table: under load
     hundreds of requests may wait for one and would hold the whole pool. Only a plain
-    open connection (a request's), not one inside a transaction."""
+    open connection (a request's, or a timer's step: app.live.scheduler), not one
+    inside a transaction. Nothing that queues for a table holds a connection_context:
+    Peewee's would lose track of the connection closed here."""
     if not db.is_closed() and not db.in_transaction():
         db.close()
