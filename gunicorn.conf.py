@@ -58,13 +58,9 @@ os.environ.setdefault("GEVENT_TRACK_GREENLET_TREE", "false")
 def post_worker_init(worker):
     """Once the app is loaded in the worker: its garbage collector set for a server's
     heap (app.web.serving.tune_gc: the periodic latency bursts were full collections) and its
-    young generations collected every second too (collect_young_by_time), and
-    headers and body sent in one write (app.web.serving.one_send). Imported here, in the
-    worker, never in the master, before gevent patches the workers."""
-    from gunicorn.http import wsgi
-
-    from app.web.serving import collect_young_by_time, one_send, tune_gc
+    young generations collected every second too (collect_young_by_time). Imported here,
+    in the worker, never in the master, before gevent patches the workers."""
+    from app.web.serving import collect_young_by_time, tune_gc
 
     tune_gc()
     collect_young_by_time()
-    one_send(wsgi.Response)

@@ -6,6 +6,7 @@ import os
 import secrets
 from pathlib import Path
 
+from flask import Flask
 from htmx_flask import Htmx
 
 from app import i18n, settings, wiring
@@ -21,13 +22,11 @@ from app.web import (
     replay,
     score,
     security,
-    sessions,
     sock,
     table,
     ws,
 )
 from app.web import stats as stats_pages
-from app.web.serving import Skymo, quick_form
 
 htmx = Htmx()  # request.htmx: the HX-* request headers, read by the library
 
@@ -44,10 +43,10 @@ def _secret_key(instance: Path) -> str:
     return path.read_text().strip()
 
 
-def create_app(config: dict | None = None) -> Skymo:
+def create_app(config: dict | None = None) -> Flask:
     settings.check()  # a wrong setup stops here with a clear message, before serving
     root = Path(__file__).resolve().parent.parent
-    app = Skymo(
+    app = Flask(
         __name__,
         instance_path=os.environ.get("SKYMO_INSTANCE_PATH", str(root / "instance")),
         template_folder=str(root / "templates"),
@@ -87,12 +86,9 @@ def create_app(config: dict | None = None) -> Skymo:
     wiring.build(app)
     sock.init_app(app)
 
-    sessions.init_app(app)
     security.init_app(app)
     assets.init_app(app)
     htmx.init_app(app)
-    # htmx-flask's request class (its init_app installs it), reading forms the short way.
-    app.request_class = quick_form(app.request_class)
     auth.init_app(app)
     app.register_blueprint(lobby.bp)
     app.register_blueprint(table.bp)

@@ -123,7 +123,7 @@ _ = gettext
 
 def chosen_now() -> str | None:
     """The language this request asks for with ?lang=, if it is one we speak."""
-    query = request._get_current_object().environ.get("QUERY_STRING", "")  # not the proxy
+    query = request.environ.get("QUERY_STRING", "")
     if "lang" not in query and "%" not in query:
         return None  # most requests: no query string to parse (every move, every push)
     lang = request.args.get("lang")
@@ -133,9 +133,8 @@ def chosen_now() -> str | None:
 def account():
     """The signed-in user's row, or None (flask-login's current_user, without importing
     the web layer)."""
-    user = current_user._get_current_object()  # one look-up, not one per attribute
-    if user and user.is_authenticated:
-        return getattr(user, "user", None)
+    if current_user and current_user.is_authenticated:
+        return getattr(current_user, "user", None)
     return None
 
 
@@ -156,14 +155,13 @@ def select_locale() -> str:
 def remember(response):
     """After a ?lang= choice: the cookie, and the account's preference when signed in.
     A signed-in account without a preference adopts the one this browser remembers."""
-    req = request._get_current_object()  # not the proxy: this runs after every request
-    upgrade = req.environ.get("HTTP_UPGRADE", "")  # not headers.get: it raises when missing
-    if req.endpoint == "static" or upgrade.lower() == "websocket":
+    upgrade = request.environ.get("HTTP_UPGRADE", "")  # not headers.get: it raises when missing
+    if request.endpoint == "static" or upgrade.lower() == "websocket":
         return response  # an asset chooses nothing; a socket repeats its page's language
     chosen = chosen_now()
-    if chosen is None and COOKIE not in req.cookies:
+    if chosen is None and COOKIE not in request.cookies:
         return response  # nothing chosen here or before: nothing to remember
-    if chosen is not None and req.cookies.get(COOKIE) != chosen:
+    if chosen is not None and request.cookies.get(COOKIE) != chosen:
         response.set_cookie(
             COOKIE,
             chosen,
@@ -172,7 +170,7 @@ def remember(response):
             httponly=True,
             secure=bool(current_app.config.get("SESSION_COOKIE_SECURE")),
         )
-    lang = chosen or req.cookies.get(COOKIE)
+    lang = chosen or request.cookies.get(COOKIE)
     user = account()
     if (
         user is not None

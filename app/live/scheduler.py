@@ -93,10 +93,16 @@ class Scheduler:
                     continue  # taken just before a `clear`: forgotten too
                 changed = False
                 try:
-                    with self._app.app_context(), db.connection_context():
+                    # As a request: its queries open a connection, closed at the end (a
+                    # connection_context would lose track of the one the change step
+                    # gives back before it queues for the table: release_connection).
+                    with self._app.app_context():
                         changed = run_automatic(code)
                 except Exception:
                     log.exception("automatic step at table %s failed", code)
+                finally:
+                    if not db.is_closed():
+                        db.close()
                 if not changed:  # a change schedules what follows it itself
                     self.wake(code)
 

@@ -49,45 +49,6 @@ class JSONField(pw.TextField):
         return None if value is None else orjson.loads(value)
 
 
-class Encoded:
-    """A JSON column's text as read, not decoded yet (LazyJSONField). Not a str: nothing
-    takes it for the value by mistake (orjson refuses it, for one)."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str):
-        self.text = text
-
-    def __repr__(self) -> str:
-        return f"Encoded({self.text[:40]!r}...)"
-
-
-class _DecodedOnUse(pw.FieldAccessor):
-    def __get__(self, instance, instance_type=None):
-        if instance is None:
-            return self.field
-        value = instance.__data__.get(self.name)
-        if type(value) is Encoded:
-            value = instance.__data__[self.name] = orjson.loads(value.text)
-        return value
-
-
-class LazyJSONField(JSONField):
-    """JSONField decoded when first read: a table's state is read with its row on every
-    request at the table, but used only when the game is not cached already (at most
-    once per version: app.storage.table_store), and decoding it was a third of a row read."""
-
-    accessor_class = _DecodedOnUse
-
-    def db_value(self, value):
-        if type(value) is Encoded:
-            return value.text  # read and never decoded: the same text
-        return super().db_value(value)
-
-    def python_value(self, value):
-        return None if value is None else Encoded(value)
-
-
 class BaseModel(pw.Model):
     class Meta:
         database = db
@@ -102,7 +63,7 @@ class Table(BaseModel):
     status = pw.CharField(default=LOBBY, index=True)
     public = pw.BooleanField(default=False)
     rules = JSONField()  # RuleSet.to_dict()
-    state = LazyJSONField(null=True)  # Game.to_dict() while a game exists
+    state = JSONField(null=True)  # Game.to_dict() while a game exists
     version = pw.IntegerField(default=0)  # bumped by every accepted change
     game_number = pw.IntegerField(default=0)  # 1 for the first game, 2 for a rematch...
     host_seat = pw.IntegerField(null=True)

@@ -9,7 +9,12 @@ transaction, and handed back at once; checkouts wait their turn in order
 (`Turnstile`), never more than the pool's wait.
 
 A connection opened explicitly (`connect`, `connection_context`) is kept until closed,
-as Peewee does."""
+as Peewee does.
+
+The one module that changes Peewee: it overrides pool and transaction methods that are
+not Peewee's documented API. pyproject.toml pins Peewee below 4.6, and
+tests/storage/test_pool_upstream.py fails when the code it relies on changes (README,
+"Library patches")."""
 
 from __future__ import annotations
 

@@ -19,7 +19,6 @@ class Prepared:
     def __init__(self, build):
         self.build = build
         self._sql: dict[type, str] = {}
-        self._columns: dict[tuple, list] = {}  # (database kind, model) -> _columns()
 
     def sql(self, params: tuple) -> str:
         kind = type(db.obj)  # the SQL differs by dialect only
@@ -32,24 +31,8 @@ class Prepared:
         return found
 
     def first(self, model: type[pw.Model], *params):
-        """The first row as a `model` instance (None if there is none), made as Peewee
-        makes it (its converters, no dirty fields), with the columns matched to fields
-        once: Peewee matches them again on every execution, which cost about as much
-        as running the query."""
-        cursor = db.execute_sql(self.sql(params), params)
-        try:
-            row = cursor.fetchone()
-            if row is None:
-                return None
-            columns = self._columns.get((type(db.obj), model))
-            if columns is None:
-                columns = self._columns[type(db.obj), model] = _columns(cursor, model)
-        finally:
-            cursor.close()
-        data = {name: row[i] if fn is None else fn(row[i]) for i, name, fn in columns}
-        obj = model(__no_default__=1, **data)
-        obj._dirty.clear()
-        return obj
+        """The first row as a `model` instance (None if there is none)."""
+        return next(iter(model.raw(self.sql(params), *params)), None)
 
     def all(self, model: type[pw.Model], *params) -> list:
         """Every row, as `model` instances."""
@@ -67,14 +50,6 @@ class Prepared:
             db.execute_sql(self.sql(params), params)
         else:
             defer(self.sql(params), params)
-
-
-def _columns(cursor, model) -> list[tuple[int, str, object]]:
-    """(index, field name, converter or None) of each column, as Peewee's model cursor
-    wrapper resolves them for a raw query."""
-    wrapper = pw.ModelObjectCursorWrapper(cursor, model, [], model)
-    wrapper.initialize()
-    return [(i, wrapper.unique_columns[i], wrapper.converters[i]) for i in range(wrapper.ncols)]
 
 
 def for_update(query):

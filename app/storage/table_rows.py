@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 
 import peewee as pw
+from playhouse.shortcuts import model_to_dict
 
 from app.engine import GAME_OVER, Game
 from app.storage.models import PastRound, Seat, Table, db
@@ -28,8 +29,10 @@ VERSION_GUARD = Prepared(
 
 
 def save_row(table: Table) -> None:
-    """`table.save()` for a stored row: its changed fields, by SQL built once per set of
-    changed fields."""
+    """`table.save()` for a stored row: its changed fields (Peewee's `dirty_fields`), by
+    SQL built once per set of changed fields, sent with the COMMIT on PostgreSQL (one
+    round trip for both). The row stays as it is: a committed row is never saved again
+    (the next change reads or makes its own)."""
     fields = table.dirty_fields
     if not fields:
         return
@@ -41,10 +44,7 @@ def save_row(table: Table) -> None:
                 {f: pw.Value(v, converter=None) for f, v in zip(fields, values, strict=False)}
             ).where(Table.code == values[-1])
         )
-    data = table.__data__
-    # Goes with the COMMIT on PostgreSQL (one round trip for both).
-    update.defer(*[f.db_value(data[f.name]) for f in fields], table.code)
-    table._dirty.clear()
+    update.defer(*[f.db_value(getattr(table, f.name)) for f in fields], table.code)
 
 
 SEATS = Prepared(
@@ -79,22 +79,25 @@ def stored_state(game: Game | None, past: int) -> dict | None:
     return state
 
 
+def row_values(row: pw.Model, *leave_out: pw.Field) -> dict:
+    """A row's fields as stored (a foreign key as its id), but `leave_out`."""
+    return model_to_dict(row, recurse=False, exclude=list(leave_out))
+
+
 def row_from(model, data: dict, dates: tuple[str, ...]):
-    """A model instance from a snapshot message's fields (as a SELECT would make it)."""
+    """A model instance from a snapshot message's fields (`row_values`, through JSON)."""
     data = dict(data)
     for name in dates:
         if isinstance(data.get(name), str):
             data[name] = dt.datetime.fromisoformat(data[name])
-    row = model(__no_default__=1)
-    row.__data__ = data
-    row._dirty = set()
-    return row
+    return model(**data)
 
 
 def release_connection() -> None:
     """Give a request's pooled connection back before queueing for a table: under load
     hundreds of requests may wait for one and would hold the whole pool. Only a plain
-    open connection (a request's): not inside a transaction or connection_context
-    (Peewee keeps those on `_state.ctx`), which must close it themselves."""
-    if not db.is_closed() and not db.obj._state.ctx:
+    open connection (a request's, or a timer's step: app.live.scheduler), not one
+    inside a transaction. Nothing that queues for a table holds a connection_context:
+    Peewee's would lose track of the connection closed here."""
+    if not db.is_closed() and not db.in_transaction():
         db.close()

@@ -36,6 +36,7 @@ from app.storage.table_rows import (
     VERSION_GUARD,
     release_connection,
     row_from,
+    row_values,
     save_row,
     seats_of,
     stored_state,
@@ -67,6 +68,9 @@ class Snapshot:
     game: Game | None
     past_rounds: int = 0  # rounds of `game` already stored as PastRound rows
     extra: dict = field(default_factory=dict)
+    # False: the row was made from what the cache keeps (`Store._known`), its state left
+    # out (the game is kept); `Store.write` makes it again for the other processes.
+    state_read: bool = True
 
     @property
     def code(self) -> str:
@@ -117,8 +121,7 @@ def snapshot_message(snap: Snapshot) -> dict:
     it back (app.cluster.fanout): the row as stored (its state holds the current round) and the
     seats (their tokens too: visitors are recognised from the known seats). Only ever
     between the server's processes: each socket still gets its own player's view."""
-    snap.table.state  # noqa: B018 (decoded if it was only read: models.LazyJSONField)
-    return {"t": snap.table.__data__, "s": [s.__data__ for s in snap.seats]}
+    return {"t": row_values(snap.table), "s": [row_values(s) for s in snap.seats]}
 
 
 class Store:
@@ -213,13 +216,13 @@ class Store:
             hit = self._cache.get(code)
         if hit is None or hit.row is None:
             return None
-        table = Table(__no_default__=1)
-        table.__data__ = dict(hit.row)  # fields are assigned, never changed in place
-        table._dirty = set()
+        # Made from the committed fields (assigned, never changed in place): all of them
+        # are written back with the change (Peewee counts them as changed).
+        table = Table(**hit.row)
         # Locks the row and stops the transaction unless it is still at this version:
         # sent with the change's first statement (BEGIN's round trip), or its COMMIT.
         VERSION_GUARD.defer(hit.version, code)
-        return Snapshot(table, list(hit.seats), fork(hit.game), hit.past_rounds)
+        return Snapshot(table, list(hit.seats), fork(hit.game), hit.past_rounds, state_read=False)
 
     def _load_game(self, table: Table) -> tuple[Game | None, int]:
         state = table.state
@@ -281,9 +284,9 @@ class Store:
         table, game = snap.table, snap.game
         if game_changed:
             snap.past_rounds = self._write_state(table, game, snap.past_rounds)
-        elif "state" not in table.__data__:  # a known snapshot's row (`_known`)
-            # Not written (unchanged), but the other processes' message carries it.
-            table.__data__["state"] = stored_state(game, snap.past_rounds)
+        elif not snap.state_read:  # a known snapshot's row (`_known`)
+            # Unchanged, but the other processes' message carries it (written again).
+            table.state = stored_state(game, snap.past_rounds)
         table.version += 1
         table.updated_at = utcnow()
         save_row(table)
@@ -323,7 +326,7 @@ class Store:
         now = time.monotonic()
         # The row without its state: the game is kept already (one copy of it less for
         # the garbage collector to walk); `write` makes the state again if it is needed.
-        row = {k: v for k, v in snap.table.__data__.items() if k != "state"}
+        row = row_values(snap.table, Table.state)
         entry = Cached(snap.version, snap.seats, snap.game, snap.past_rounds, now, row)
         with self._guard:
             current = self._cache.get(snap.code)

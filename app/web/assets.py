@@ -10,17 +10,16 @@ from functools import lru_cache
 from pathlib import Path
 
 import brotli
-import flask_compress
 from flask import current_app, request, url_for
+from flask_compress import Compress
 from werkzeug.http import parse_accept_header
 
-from app.web.sessions import header_value, vary_on
-
 # htmx answers (the partials every move and page link gets) are compressed at the
-# fastest level: on a move's answer (about 8 KB of HTML) Brotli's quality 6 took ~190 us
-# for 1.3 KB, quality 1 ~40 us for 1.7 KB. Whole pages (once per visit, within the page
-# weight budget) and static files (once per browser: cached a year) keep Flask-Compress's
-# levels.
+# fastest level, by our own answer hook (`compress_answer`); Flask-Compress leaves an
+# answer that has a Content-Encoding alone and only adds `Vary`. On a move's answer
+# (about 8 KB of HTML) Brotli's quality 6 took ~190 us for 1.3 KB, quality 1 ~40 us for
+# 1.7 KB. Whole pages (once per visit, within the page weight budget) and static files
+# (once per browser: cached a year) are Flask-Compress's, at its configured levels.
 ANSWER_BR = {"quality": 1, "lgwin": 18}  # a 256 KB window: an answer is far smaller
 ANSWER_GZIP_LEVEL = 1
 
@@ -33,54 +32,28 @@ except ImportError:
     igzip = None
 
 
-class Compress(flask_compress.Compress):
-    """Flask-Compress; htmx answers are compressed here first, at the answer levels
-    (Flask-Compress then only adds `Vary`), everything else by it."""
-
-    def after_request(self, response):
-        req = request._get_current_object()  # not the proxy (twice on every answer)
-        answer = not response.is_streamed and req.headers.get("HX-Request") == "true"
-        if answer and _compress_answer(response, req):
-            vary_on(response, "Accept-Encoding")  # all Flask-Compress adds to a compressed one
-            return response
-        return super().after_request(response)
-
-
-def _chosen_encoding(accepted: str, offered: list[str]) -> str | None:
-    """The encoding an Accept-Encoding header takes first among `offered`: worked out
-    once per header (browsers send a handful of different ones)."""
-    key = (accepted, tuple(offered))
-    found = _CHOSEN.get(key, False)
-    if found is False:
-        found = parse_accept_header(accepted).best_match(offered)
-        if len(_CHOSEN) >= 256:
-            _CHOSEN.clear()
-        _CHOSEN[key] = found
-    return found
-
-
-_CHOSEN: dict[tuple, str | None] = {}
-
-
-def _compress_answer(response, req) -> bool:
-    """Compress an htmx answer at the answer levels; True if it was."""
+def compress_answer(response):
+    """An htmx answer compressed at the answer levels (after_request hook)."""
+    if response.is_streamed or request.headers.get("HX-Request") != "true":
+        return response
     config = current_app.config
     headers = response.headers
     if (
         not 200 <= response.status_code < 300
-        or header_value(headers, "content-encoding") is not None
-        # Flask-Compress's, with its conditional answers
-        or header_value(headers, "etag") is not None
+        or "Content-Encoding" in headers
+        or "ETag" in headers  # conditional answers: Flask-Compress's own handling
         or response.mimetype not in config["COMPRESS_MIMETYPES"]
     ):
-        return False
-    accepted = req.headers.get("Accept-Encoding", "")
-    chosen = _chosen_encoding(accepted, _answer_encodings(config["COMPRESS_ALGORITHM"]))
+        return response
+    accepted = request.headers.get("Accept-Encoding", "")
+    chosen = parse_accept_header(accepted).best_match(
+        _answer_encodings(config["COMPRESS_ALGORITHM"])
+    )
     if chosen not in ("br", "gzip"):
-        return False
+        return response
     data = response.get_data()
     if len(data) < config["COMPRESS_MIN_SIZE"]:
-        return False
+        return response
     if chosen == "br":
         data = brotli.compress(data, **ANSWER_BR)
     elif igzip is not None:
@@ -88,8 +61,8 @@ def _compress_answer(response, req) -> bool:
     else:
         data = gzip.compress(data, ANSWER_GZIP_LEVEL)
     response.set_data(data)
-    response.headers["Content-Encoding"] = chosen
-    return True
+    headers["Content-Encoding"] = chosen
+    return response
 
 
 def _answer_encodings(offered: list[str]) -> list[str]:
@@ -114,6 +87,9 @@ def init_app(app) -> None:
     app.config.setdefault("COMPRESS_MIN_SIZE", 512)
     app.config.setdefault("COMPRESS_BR_LEVEL", 6)  # smaller than gzip for our assets, ~4 ms
     compress.init_app(app)
+    # Registered after Flask-Compress's hook, so it runs before it (Flask runs answer
+    # hooks last registered first).
+    app.after_request(compress_answer)
 
     known: dict[str, str] = {}  # filename -> hash, once per process unless debugging
 

@@ -63,9 +63,8 @@ def _load(session_id: str):
 
 def signed_in() -> User | None:
     """The signed-in user's row, or None for a guest."""
-    user = current_user._get_current_object()  # one look-up, not one per attribute
-    if user and user.is_authenticated:
-        return user.user
+    if current_user and current_user.is_authenticated:
+        return current_user.user
     return None
 
 

@@ -7,23 +7,18 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
-try:
-    from markupsafe._speedups import _escape_inner
-except ImportError:  # markupsafe without its C speedups
-    from markupsafe._native import _escape_inner
-
 from app import i18n
 from app.i18n import gettext as _
 
 
 def esc(value) -> str:
-    """markupsafe's `escape`, as a plain `str` for a `str` (no Markup made: a board's
-    values are joined into larger strings, which is ~60 escapes per move) or a number
+    """markupsafe's `escape`, as a plain `str` for a `str` (a board's values are joined
+    into larger strings, where a Markup would escape what it is added to) or a number
     (digits and a sign: nothing to escape); anything else goes through `escape` (whose
     `__html__` is kept: Markup is not escaped twice)."""
     kind = type(value)
     if kind is str:
-        return _escape_inner(value)
+        return str.__str__(escape(value))  # the Markup's text as a plain str
     if kind is int:
         return str(value)
     return escape(value)

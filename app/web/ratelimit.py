@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import math
 import time
-from functools import partial, wraps
 
 from flask import current_app, request
-from flask.globals import request_ctx
 from flask_babel import ngettext
 from flask_limiter import Limiter, RequestLimit
 
@@ -63,30 +61,6 @@ def too_many_message(seconds: float) -> str:
     )
 
 
-def _only_after_checks(hooks: list, limiter: Limiter) -> None:
-    """Each of `limiter`'s hooks in `hooks` runs only for a request whose limits it
-    checked (Flask-Limiter keeps what it checked on the request context)."""
-    for i, hook in enumerate(hooks):
-        owner = getattr(hook, "__self__", None)
-        if owner is None and isinstance(hook, partial):
-            owner = hook.args[0] if hook.args else None
-        if owner is limiter:
-            hooks[i] = _when_checked(hook)
-
-
-def _when_checked(hook):
-    @wraps(hook)
-    def guarded(arg):
-        if not hasattr(request_ctx._get_current_object(), CHECKED):
-            return arg  # an answer back unchanged (a teardown's return is ignored)
-        return hook(arg)
-
-    return guarded
-
-
-CHECKED = "_limiter_request_context"  # Flask-Limiter's attribute (flask_limiter._compat)
-
-
 def redis_key_patterns(prefix: str) -> tuple[str, str]:
     """What Skymo keeps in Redis under the key prefix `prefix`, as SCAN patterns: its own
     keys, and this limit's, which its storage (the limits library) starts with
@@ -106,14 +80,6 @@ def init_app(app, endpoint: str, on_breach) -> None:
     app.config.setdefault("RATELIMIT_SWALLOW_ERRORS", True)
     limiter = Limiter(key_func=client_address, strategy="moving-window")
     limiter.init_app(app)
-    # Only the sign-in view has limits, and its decorator checks them: the check that
-    # Flask-Limiter also runs before every request (for application-wide limits, which
-    # Skymo has none of) only costs every page, move and push request its time.
-    app.before_request_funcs[None].remove(limiter._check_request_limit)
-    # Its answer and teardown hooks too only look at what the request's limit checks
-    # noted (its context on the request): nothing, unless a limited view ran.
-    _only_after_checks(app.after_request_funcs[None], limiter)
-    _only_after_checks(app.teardown_request_funcs[None], limiter)
     app.extensions["skymo_limiter"] = limiter
 
     def breached(limit: RequestLimit):

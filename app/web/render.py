@@ -279,11 +279,10 @@ def answered_page() -> tuple[str, str] | None:
     the change's message named it (app.cluster.fanout): its socket may be held there."""
     if not has_request_context():
         return None
-    req = request._get_current_object()  # not the proxy, twice
-    environ = req.environ
+    environ = request.environ
     found = environ.get(ANSWERED, _UNKNOWN)
     if found is _UNKNOWN:  # asked twice per move with Redis: the push and the message
-        headers = req.headers
+        headers = request.headers
         page = headers.get(PAGE_HEADER) if headers.get("HX-Request") else None
         found = environ[ANSWERED] = (page, token_digest(csrf_token())) if page else None
     return found

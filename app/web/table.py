@@ -46,11 +46,10 @@ def current_seat(table):
     """By the seat token of this browser, or by the signed-in account (any device):
     resolved once per request. `table` is the row or just its code."""
     code = table if isinstance(table, str) else table.code
-    # Kept on the request (not on `g`: an app context can outlive one request). The
-    # request's own objects, not the proxies (app.web.security.SessionCSRF says why).
-    cache = request._get_current_object().environ.setdefault("skymo.seats", {})
+    # Kept on the request (not on `g`: an app context can outlive one request).
+    cache = request.environ.setdefault("skymo.seats", {})
     if code not in cache:
-        token = session._get_current_object().get("seats", {}).get(code)
+        token = session.get("seats", {}).get(code)
         seat = accounts.find_seat(code, token, signed_in())
         if seat is not None:
             services.presence().touch(code, seat.id)  # a request counts as presence (no-JS players)
@@ -69,7 +68,7 @@ def render_table(code: str, *, status: int = 200, page: bool = False, snap=None,
     elif snap.table.status == snap.table.CLOSED:
         return render_error(_("There is no table with that code."), 404)
     seat = current_seat(snap.table)
-    htmx = bool(request._get_current_object().htmx)
+    htmx = bool(request.htmx)
     if not page and not extra and htmx:
         html = pushed_answer(snap, seat, csrf_token(), str(get_locale()))
         if html is not None:

@@ -1,6 +1,5 @@
-"""The session cookie as app.web.sessions opens it (a cookie that verified once is
-remembered) and the CSRF check's shortcut for a session's own token: both must refuse
-exactly what Flask and Flask-WTF refuse."""
+"""The session cookie (Flask's signed cookie) and the CSRF check (Flask-WTF's): a
+session's own cookie and token are taken, anything else is refused."""
 
 from __future__ import annotations
 
@@ -20,17 +19,19 @@ def cookie_of(ann) -> str:
     return ann.client.get_cookie("session").value
 
 
-def test_a_remembered_cookie_is_checked_like_a_new_one(app, browser, monkeypatch):
+def test_a_session_cookie_is_taken_only_as_signed_and_within_its_lifetime(
+    app, browser, monkeypatch
+):
     ann = browser()
     code = ann.create("Ann")
     cookie = cookie_of(ann)
-    assert seated(ann, code) and seated(ann, code)  # the second from the remembered one
+    assert seated(ann, code) and seated(ann, code)
     # Other bytes are another cookie: a tampered one is nobody's.
     middle = len(cookie) // 2
     tampered = cookie[:middle] + ("x" if cookie[middle] != "x" else "y") + cookie[middle + 1 :]
     ann.client.set_cookie("session", tampered)
     assert not seated(ann, code)
-    # Past the session's lifetime, the remembered cookie is refused as Flask refuses it.
+    # Past the session's lifetime, the cookie is refused.
     ann.client.set_cookie("session", cookie)
     assert seated(ann, code)
     later = time.time() + app.permanent_session_lifetime.total_seconds() + 60
@@ -39,7 +40,7 @@ def test_a_remembered_cookie_is_checked_like_a_new_one(app, browser, monkeypatch
     monkeypatch.undo()
     ann.client.set_cookie("session", cookie)  # the refused one was replaced
     assert seated(ann, code)
-    # A new secret key: the cookie means nothing any more, remembered or not.
+    # A new secret key: the cookie means nothing any more.
     app.secret_key = "another key"
     assert not seated(ann, code)
 
@@ -55,20 +56,22 @@ def test_each_request_gets_its_own_copy_of_the_session(app, browser):
     assert second["seats"] == {code: first["seats"][code]}
 
 
-def test_the_csrf_shortcut_takes_only_the_sessions_own_token(app, browser, monkeypatch):
+def test_the_csrf_check_takes_only_a_token_of_the_sessions_own_secret(app, browser, monkeypatch):
     ann, bob = browser(), browser()
     code = ann.create("Ann")
     bob.get("/")
     url = f"/t/{code}/rules"
-    # The session's own token: accepted (the shortcut).
+    # The session's own token: accepted.
     assert ann.post(url, {"end_score": "90"}).status_code == 303
-    # Another session's token, a forged one, a non-ASCII one: refused, as by Flask-WTF.
+    # Another session's token, a forged one, a non-ASCII one: refused, with the message.
     # (A token's last base64 character carries padding bits: change its first one.)
     forged = ("x" if ann.csrf[0] != "x" else "y") + ann.csrf[1:]
     for token in (bob.csrf, forged, "jeton-é"):
-        assert ann.post(url, {"end_score": "80", "csrf_token": token}).status_code == 400
-    # Another signature of this session's secret (made at another second) is not the
-    # kept token: Flask-WTF's own check accepts it.
+        refused = ann.post(url, {"end_score": "80", "csrf_token": token})
+        assert refused.status_code == 400
+        assert "This form has expired" in refused.get_data(as_text=True)
+    # Another signature of this session's secret (made at another second), not the
+    # token the pages carry: accepted too.
     data = app.session_interface.get_signing_serializer(app).loads(cookie_of(ann))
     signer = URLSafeTimedSerializer(app.secret_key, salt="wtf-csrf-token")
     monkeypatch.setattr(time, "time", lambda: 1e9)
