@@ -101,9 +101,9 @@ def init_app(app) -> None:
     step.set_scheduler(schedule, scheduler_module.within, scheduler_module.prepare)
     active = scheduler
     if app.config.get("REDIS_URL"):
-        from app import cluster  # PostgreSQL + Redis: many processes
+        from app.cluster import fanout  # PostgreSQL + Redis: many processes
 
-        active = cluster.init_app(app)
+        active = fanout.init_app(app)
     else:
         hub.set_fanout(None)
         hub.set_announcer(None)
