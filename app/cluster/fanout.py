@@ -226,7 +226,7 @@ def init_app(app) -> DueScheduler:
     from app.cluster.broker import Broker
     from app.live.hub import hub
     from app.live.presence import presence
-    from app.storage import table_store as store
+    from app.storage.table_store import store
     from app.tables import automation
 
     broker = Broker(app.config["REDIS_URL"], app.config["REDIS_PREFIX"])
