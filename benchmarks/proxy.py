@@ -29,8 +29,14 @@ class ProxyError(RuntimeError):
     """haproxy is missing, refuses its configuration or does not start."""
 
 
+def program(name: str) -> str | None:
+    """A system program's path: Debian puts haproxy and nginx in /usr/sbin, which a
+    user's PATH may lack."""
+    return shutil.which(name) or shutil.which(name, path="/usr/sbin:/sbin")
+
+
 def haproxy() -> str:
-    found = shutil.which("haproxy")
+    found = program("haproxy")
     if found is None:
         raise ProxyError(
             "haproxy is not installed: scripts/test installs Debian's package "

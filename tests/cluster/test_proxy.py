@@ -4,13 +4,12 @@ game plays through the proxy. And the shipped nginx configuration is valid nginx
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
 import redis
 
-from benchmarks.proxy import SHIPPED, HAProxy, check, config
+from benchmarks.proxy import SHIPPED, HAProxy, check, config, program
 from tests.cluster import people
 from tests.cluster.conftest import REDIS_URL
 from tests.cluster.test_processes import receive_version, reveal, seat_table, stored
@@ -130,7 +129,7 @@ def test_a_game_plays_through_the_proxy_with_its_sockets_on_one_process(
 
 
 def test_nginx_accepts_the_shipped_configuration(tmp_path):
-    nginx = shutil.which("nginx")
+    nginx = program("nginx")
     if nginx is None:
         pytest.skip("nginx is not installed (scripts/test installs Debian's nginx-light)")
     (tmp_path / "logs").mkdir()
