@@ -14,6 +14,7 @@ import shutil
 import socket
 import subprocess
 import time
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -89,6 +90,21 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def wait_answering(servers: list[str], timeout: float = 30) -> None:
+    """Until every server (host:port) answers its home page: haproxy counts a server
+    whose first health check fails as down until two checks pass (4 s)."""
+    deadline = time.monotonic() + timeout
+    for server in servers:
+        while True:
+            try:
+                urllib.request.urlopen(f"http://{server}/", timeout=2).read()
+                break
+            except OSError as exc:
+                if time.monotonic() > deadline:
+                    raise ProxyError(f"{server} does not answer: {exc}") from None
+                time.sleep(0.1)
 
 
 class HAProxy:
