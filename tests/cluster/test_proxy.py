@@ -1,10 +1,12 @@
 """Two server processes behind Debian's haproxy, run from the shipped deploy/haproxy.cfg
 (benchmarks/proxy.py): every request and socket of a table reach one process, and a
-game plays through the proxy. And the shipped nginx configuration is valid nginx."""
+game plays through the proxy. The same through nginx, run from deploy/nginx.conf."""
 
 from __future__ import annotations
 
+import socket
 import subprocess
+import time
 
 import pytest
 import redis
@@ -13,7 +15,7 @@ from benchmarks.proxy import SHIPPED, HAProxy, check, config, program
 from tests.cluster import people
 from tests.cluster.conftest import REDIS_URL
 from tests.cluster.test_processes import receive_version, reveal, seat_table, stored
-from tests.conftest import ROOT
+from tests.conftest import ROOT, free_port
 from tests.web.live_helpers import CSRF
 
 NGINX_SHIPPED = ROOT / "deploy" / "nginx.conf"
@@ -86,17 +88,24 @@ def visit_table(host: people.Person, guest: people.Person) -> tuple[str, set[str
     return code, seen
 
 
-def test_every_request_and_socket_of_a_table_reach_one_process(proxy):
+def tables_by_process(url: str) -> dict[str, str]:
+    """Tables made through the proxy at `url` until both processes have some: the
+    process that answered every request and socket of each (one per table)."""
     tables: dict[str, str] = {}
-    # Tables until both processes have some: consistent hashing is not a coin toss per
-    # table, but a dozen random codes all on one of two processes is most unlikely.
+    # Consistent hashing is not a coin toss per table, but a dozen random codes all on
+    # one of two processes is most unlikely.
     for _ in range(20):
-        host, guest = people.Person(proxy.url), people.Person(proxy.url)
+        host, guest = people.Person(url), people.Person(url)
         code, seen = visit_table(host, guest)
         assert len(seen) == 1, (code, seen)
         tables[code] = seen.pop()
         if len(set(tables.values())) == 2:
             break
+    return tables
+
+
+def test_every_request_and_socket_of_a_table_reach_one_process(proxy):
+    tables = tables_by_process(proxy.url)
     assert set(tables.values()) == {"s1", "s2"}, tables
 
 
@@ -116,7 +125,7 @@ def test_a_game_plays_through_the_proxy_with_its_sockets_on_one_process(
         assert ann.post(f"/t/{code}/start", {"version": str(version)})[0] == 303
         for ws in sockets:
             receive_version(ws, version + 1, 3)
-        # The first flips, one each, then turns until the round is under way.
+        # The first flips, one each.
         assert reveal(ann, code, version + 1)[0] == 303
         assert reveal(bob, code, version + 2)[0] == 303
         for ws in sockets:
@@ -141,3 +150,66 @@ def test_nginx_accepts_the_shipped_configuration(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert "test is successful" in done.stderr
+
+
+def nginx_config(servers: list[str], listen: str) -> str:
+    """deploy/nginx.conf listening on `listen`, its upstream's servers `servers`, and
+    every answer naming the server it came from (X-Backend)."""
+    out: list[str] = []
+    upstream = placed = False
+    for line in NGINX_SHIPPED.read_text().splitlines():
+        words = line.split()
+        indent = line[: len(line) - len(line.lstrip())]
+        upstream = (upstream or words[:1] == ["upstream"]) and words != ["}"]
+        if upstream and words[:1] == ["server"]:
+            if not placed:
+                out += [f"{indent}server {server};" for server in servers]
+                placed = True
+        elif words[:1] == ["listen"]:
+            out += [
+                f"{indent}listen {listen};",
+                f"{indent}add_header X-Backend $upstream_addr always;",
+            ]
+        else:
+            out.append(line)
+    assert placed, "deploy/nginx.conf has no upstream server"
+    return "\n".join(out) + "\n"
+
+
+@pytest.fixture
+def nginx_proxy(cluster, tmp_path):
+    """nginx in front of two processes, A and B; each answer names its process."""
+    nginx = program("nginx")
+    if nginx is None:
+        pytest.skip("nginx is not installed (scripts/test installs Debian's nginx-light)")
+    a, b = cluster("A", SKYMO_PROXY_HOPS="1"), cluster("B", SKYMO_PROXY_HOPS="1")
+    port = free_port()
+    path = tmp_path / "nginx.conf"
+    path.write_text(
+        nginx_config([f"127.0.0.1:{a.port}", f"127.0.0.1:{b.port}"], f"127.0.0.1:{port}")
+    )
+    (tmp_path / "logs").mkdir()
+    proc = subprocess.Popen(
+        [nginx, "-p", str(tmp_path), "-e", str(tmp_path / "error.log"), "-c", str(path)]
+        + ["-g", f"daemon off; pid {tmp_path / 'nginx.pid'};"]
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            assert proc.poll() is None, (tmp_path / "error.log").read_text()
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "nginx did not start"
+                time.sleep(0.05)
+        yield a, b, f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_through_nginx_every_request_and_socket_of_a_table_reach_one_process(nginx_proxy):
+    a, b, url = nginx_proxy
+    tables = tables_by_process(url)
+    assert set(tables.values()) == {f"127.0.0.1:{a.port}", f"127.0.0.1:{b.port}"}, tables
