@@ -10,9 +10,10 @@ players (2,000 sockets) it kept a push p95 of 0.6 s and no error, where the gthr
 worker (two OS threads per open socket, fighting over the GIL) fell to a push p95 of
 22 s with errors. SKYMO_WORKER=gthread switches back.
 
-With more than one gevent worker, each table's connections are steered to one of them
-(app/steering.py: the workers hand connections to each other), as a proxy hashing on the
-table code would; SKYMO_STEER=0 turns that off."""
+The workers of one gunicorn share its socket, so a table's players land on any of them.
+Each table on one process is faster (its changes are rendered and pushed by one process,
+not by each): run one single-worker gunicorn per port behind a proxy hashing on the table
+code, as deploy/haproxy.cfg and deploy/nginx.conf do."""
 
 import importlib.util
 import os
@@ -39,8 +40,6 @@ except deploy.ConfigError as exc:
 
 bind = f"{os.environ.get('SKYMO_HOST', '0.0.0.0')}:{os.environ.get('PORT', '8000')}"
 worker_class = os.environ.get("SKYMO_WORKER", "gevent")
-if worker_class == "gevent" and workers > 1 and os.environ.get("SKYMO_STEER", "1") != "0":
-    worker_class = _module("web/steering").SteeringWorker  # each table's connections on one
 threads = int(os.environ.get("SKYMO_THREADS", "2500"))
 # Above `threads`, so that keep-alive HTTP connections are possible next to the sockets;
 # for gevent, the number of concurrent connections (sockets included).

@@ -2,29 +2,29 @@
 
 Runs benchmarks/load.py (same options, same figures) against gunicorn started in the
 chosen mode. With --postgres URL the run gets a fresh database on that server and its
-own Redis key prefix (both removed afterwards) and SKYMO_WORKERS=--workers processes of
-one gunicorn: the kernel hands each connection to any of them, and they hand it on to
-the worker that owns its table (app/steering.py). With --spread they do not
-(SKYMO_STEER=0): the players of one table sit on different processes and their pushes
-cross through Redis. Server CPU is summed over every worker; RSS is given per worker.
+own Redis key prefix (both removed afterwards) and --workers servers of one process each,
+on ports of their own, behind Debian's haproxy run from the shipped deploy/haproxy.cfg
+(benchmarks/proxy.py; this script starts and stops it): the load client talks to haproxy
+alone, which sends every request and socket of a table to one process by its code. Server
+CPU is summed over every worker (haproxy's own is printed after); RSS is given per worker.
 
     .venv/bin/python benchmarks/modes.py --tables 1000 --think 10 --ramp 120 --seconds 90
     PG=postgresql://postgres@127.0.0.1:5432/postgres
     .venv/bin/python benchmarks/modes.py --postgres $PG --workers 2 --tables 1000 --think 10
 
---by-table runs --workers servers of one process each, on ports of their own, and the
-load client sends every request and socket of a table to one of them, by its code (as
-the README's nginx `hash` on the table code does): a change is then pushed by the
-process that made it, and the others only hear of it.
+--by-table: the same servers without a proxy; the load client sends each table to one of
+them by its code itself. --spread: one gunicorn of --workers workers sharing its socket,
+so the players of one table sit on different processes and their pushes cross through
+Redis.
 
 --cpu-cap SHARE puts each worker in a cgroup of its own, limited to SHARE of one core
-(Linux, as root): on a machine whose cores the load client, PostgreSQL and Redis share
-with the server, this is how one process and two can each be saturated, to compare
+(Linux, as root): on a machine whose cores the load client, haproxy, PostgreSQL and Redis
+share with the server, this is how one process and two can each be saturated, to compare
 what a second process adds.
 
     SATURATE="--cpu-cap 0.4 --tables 500 --think 1 --ramp 30 --warmup 15 --seconds 40"
     .venv/bin/python benchmarks/modes.py $SATURATE
-    .venv/bin/python benchmarks/modes.py --postgres $PG --workers 2 --by-table $SATURATE
+    .venv/bin/python benchmarks/modes.py --postgres $PG --workers 2 $SATURATE
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ import secrets
 import sys
 import time
 from pathlib import Path
+
+from proxy import HAProxy, wait_answering  # benchmarks/ is the script's folder
 
 HERE = Path(__file__).resolve().parent
 
@@ -79,6 +81,38 @@ def uncap(groups: list[Path]) -> None:
                 time.sleep(0.2)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU a live process has used (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def behind_haproxy(load) -> None:
+    """The load generator's servers, once started, behind haproxy: the client is given
+    haproxy's address alone; haproxy stops with them."""
+    start, stop = load.Run.start_server, load.Run.stop_server
+
+    def start_server(self) -> None:
+        start(self)
+        servers = [url.removeprefix("http://") for url in self.urls]
+        wait_answering(servers)
+        self.proxy = HAProxy(servers, Path(self.tmp)).start()
+        self.urls = [self.proxy.url]
+        self.url = self.proxy.url
+        print(f"haproxy at {self.proxy.url} in front of {', '.join(servers)}", flush=True)
+
+    def stop_server(self) -> None:
+        proxy = getattr(self, "proxy", None)
+        if proxy is not None:
+            if proxy.proc.poll() is None:
+                print(f"haproxy CPU over the run: {cpu_seconds(proxy.proc.pid):.1f} s")
+            proxy.stop()
+        stop(self)
+
+    load.Run.start_server = start_server
+    load.Run.stop_server = stop_server
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--postgres", metavar="URL", help="PostgreSQL + Redis mode")
@@ -88,14 +122,13 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--by-table",
         action="store_true",
-        help="--workers servers of one process each, on ports of their own; every request "
-        "and socket of a table goes to one of them (by its code), as a proxy hashing on "
-        'the table code sends them (README, "Many processes")',
+        help="no proxy: the load client sends every request and socket of a table to one "
+        "of the --workers servers itself (by its code)",
     )
     parser.add_argument(
         "--spread",
         action="store_true",
-        help="no steering (SKYMO_STEER=0): a table's connections on any of the workers",
+        help="no proxy: one gunicorn of --workers workers, a table's connections on any",
     )
     args, rest = parser.parse_known_args(argv)
     load = load_generator()
@@ -121,17 +154,19 @@ def main(argv=None) -> None:
             SKYMO_DATABASE_URL=args.postgres.rsplit("/", 1)[0] + "/" + name,
             SKYMO_REDIS_URL=args.redis,
             SKYMO_REDIS_PREFIX=prefix,
-            SKYMO_WORKERS="1" if args.by_table else str(args.workers),
-            SKYMO_STEER="0" if args.spread else "1",
+            SKYMO_WORKERS=str(args.workers) if args.spread else "1",
         )
-        if args.by_table:
+        if not args.spread:
             rest += ["--servers", str(args.workers)]
+        if not (args.spread or args.by_table):
+            os.environ["SKYMO_PROXY_HOPS"] = "1"  # haproxy's X-Forwarded-For
+            behind_haproxy(load)
         routed = (
-            ", each table on one (by its code)"
+            ", each table on one by the load client (no proxy)"
             if args.by_table
-            else ", tables spread over them (no steering)"
+            else ", tables spread over one gunicorn's workers (no proxy)"
             if args.spread
-            else ", each table steered to one"
+            else ", each table on one by haproxy (deploy/haproxy.cfg)"
         )
         print(f"mode: PostgreSQL + Redis, {args.workers} processes{routed}", flush=True)
     else:

@@ -7,8 +7,9 @@ neither saturates, or their moves/s with each worker capped (`--cpu-cap`), then 
 the sides and run again.
 
     PG=postgresql://postgres@127.0.0.1:5432/postgres
-    # one SQLite process against two on PostgreSQL + Redis, each table on one of them
-    .venv/bin/python benchmarks/paired.py --b "--postgres $PG --workers 2 --by-table" \\
+    # one SQLite process against two on PostgreSQL + Redis behind haproxy, each table on
+    # one of them
+    .venv/bin/python benchmarks/paired.py --b "--postgres $PG --workers 2" \\
         -- --cpu-cap 0.3 --tables 300 --think 1 --ramp 30 --warmup 15 --seconds 60
     # two commits (git worktree add ../old <commit>), same mode, no cap
     .venv/bin/python benchmarks/paired.py --a-dir ../old --a "--postgres $PG --workers 2 \\

@@ -16,11 +16,19 @@ import pytest
 from app import create_app
 from app import settings as deploy
 from app.storage.models import MODELS, Table, db
-from tests.cluster.conftest import Relay
+from tests.cluster.conftest import Relay, fresh_postgres
 from tests.conftest import ROOT, Browser
 
 REDIS = "redis://127.0.0.1:6379/0"
 PG = "postgresql://postgres@127.0.0.1:5432/skymo"
+
+
+@pytest.fixture
+def pg_url():
+    """A database created for this test, dropped after it (tests/cluster's fixture is
+    not seen from here)."""
+    with fresh_postgres() as url:
+        yield url
 
 
 # ----- the mode and its checks ------------------------------------------------------------
