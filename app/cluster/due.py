@@ -23,7 +23,7 @@ import time
 
 import peewee as pw
 
-from app.live.hub import background
+from app.background import background
 from app.storage.models import Due, db, open_table_codes
 from app.storage.queries import Prepared
 

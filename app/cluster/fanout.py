@@ -16,8 +16,8 @@ import threading
 
 from flask.testing import EnvironBuilder
 
+from app.background import background
 from app.cluster.broker import ALONE_TRUST
-from app.live.hub import background
 from app.storage.table_store import snapshot_message
 
 log = logging.getLogger(__name__)

@@ -76,7 +76,7 @@ class Plays:
                 row, col, cols = action.row, action.col, grid.cols
                 on_grid = 0 <= row < grid.rows and 0 <= col < cols
                 if on_grid and grid.state[row * cols + col] == DOWN:
-                    return self._reveal(player_id, action)
+                    return self.apply_reveal(player_id, action)
         self._checked(player_id, action)
 
     def _play_discard(self, player_id: str, action: DiscardDrawn) -> None:
@@ -115,12 +115,12 @@ def move_maker(kind: type) -> Callable[[Plays, str, Action], None]:
 
 # Each move's handler, once `_check` accepted it (apply, and play for the other moves).
 HANDLERS: dict[type, Callable] = {
-    Reveal: Turns._reveal,
-    TakeDiscard: Turns._take_discard,
-    Draw: Turns._draw,
-    KeepDrawn: Turns._keep_drawn,
-    DiscardDrawn: Turns._discard_drawn,
-    Forfeit: Turns._forfeit,
+    Reveal: Turns.apply_reveal,
+    TakeDiscard: Turns.apply_take_discard,
+    Draw: Turns.apply_draw,
+    KeepDrawn: Turns.apply_keep_drawn,
+    DiscardDrawn: Turns.apply_discard_drawn,
+    Forfeit: Turns.apply_forfeit,
 }
 
 MOVE_KINDS = tuple(HANDLERS)  # every kind of move, for move_maker

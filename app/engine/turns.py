@@ -148,7 +148,7 @@ class Turns:
 
     # The moves' effects. _check has validated the move, so a cell's place is read
     # without checking it again.
-    def _reveal(self, player_id: str, action: Reveal) -> None:
+    def apply_reveal(self, player_id: str, action: Reveal) -> None:
         rnd = self.rounds[-1]
         grid = rnd.grids[player_id]
         row, col = action.row, action.col
@@ -163,7 +163,7 @@ class Turns:
             self._clear(player_id, i)
         self._maybe_finish_setup()
 
-    def _take_discard(self, player_id: str, action: TakeDiscard) -> None:
+    def apply_take_discard(self, player_id: str, action: TakeDiscard) -> None:
         rnd = self.rounds[-1]
         card = rnd.discard.pop()
         self._replace(rnd, rnd.grids[player_id], player_id, action.row, action.col, card)
@@ -201,7 +201,7 @@ class Turns:
         else:
             self._end_turn(rnd, state, player_id)
 
-    def _draw(self, player_id: str, action: Draw) -> None:
+    def apply_draw(self, player_id: str, action: Draw) -> None:
         self._draw_card(self.rounds[-1], player_id)
 
     def _draw_card(self, rnd, player_id: str) -> None:
@@ -228,13 +228,13 @@ class Turns:
         rnd.moves.append({"type": "reshuffle", "draw_pile": list(order)})
         rnd.log.append(Frozen(type="reshuffle", count=len(order)))
 
-    def _keep_drawn(self, player_id: str, action: KeepDrawn) -> None:
+    def apply_keep_drawn(self, player_id: str, action: KeepDrawn) -> None:
         rnd = self.rounds[-1]
         card, rnd.drawn = rnd.drawn, None
         grid = rnd.grids[player_id]
         self._replace(rnd, grid, player_id, action.row, action.col, card, "keep_drawn")
 
-    def _discard_drawn(self, player_id: str, action: DiscardDrawn) -> None:
+    def apply_discard_drawn(self, player_id: str, action: DiscardDrawn) -> None:
         rnd = self.rounds[-1]
         self._discard(rnd, rnd.grids[player_id], player_id, action.flip)
 
@@ -268,7 +268,7 @@ class Turns:
                 return
         self._end_turn(rnd, state, player_id)
 
-    def _forfeit(self, player_id: str, action: Forfeit) -> None:
+    def apply_forfeit(self, player_id: str, action: Forfeit) -> None:
         rnd = self.rounds[-1]
         self.forfeited.append(player_id)
         move = {"player": player_id, "type": "forfeit"}

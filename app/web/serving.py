@@ -10,6 +10,8 @@ import logging
 import os
 import time
 
+from app.background import background
+
 log = logging.getLogger(__name__)
 
 # Young collections every 2,000 net allocations (and every second: collect_young_by_time),
@@ -60,8 +62,6 @@ def collect_young_by_time(every: float = YOUNG_EVERY) -> None:
     the young generation grew unseen between collections (at 1,000 tables a young
     collection walked 50-125 ms of CPU by the end of a run, a middle one 409 ms). Timed,
     each walks about a second of changes. Started once per worker (gunicorn.conf.py)."""
-    from app.live.hub import background
-
     if getattr(collect_young_by_time, "started", False):
         return
     collect_young_by_time.started = True

@@ -14,8 +14,9 @@ from simple_websocket import ConnectionClosed
 from wsproto.utilities import RemoteProtocolError
 
 from app import tables
+from app.background import Background
 from app.features import accounts
-from app.live.hub import Background, Connection, Hub
+from app.live.hub import Connection, Hub
 from app.storage.models import db
 from app.web import services, sock
 from app.web.auth import signed_in
