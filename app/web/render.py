@@ -21,12 +21,12 @@ from app.live.hub import Connection
 from app.live.presence import presence
 from app.storage.models import Seat, Table, db
 from app.tables import Snapshot
-from app.web.board_html import hidden, path_for, table_html, table_section
+from app.web.board import opponent_box, path_for, shared_pieces, shared_piles, table_html
 from app.web.extras import away_countdown
-from app.web.presenter import Shared, a, board, card_html, card_tone, opponent_html
+from app.web.presenter import Shared, board
 from app.web.security import csrf_token
 
-__all__ = ["a", "card_html", "card_tone", "render_push", "table_context"]
+__all__ = ["render_push", "table_context"]
 
 BOT_KINDS = list(BOTS)  # the lobby offers every bot the engine has
 
@@ -67,16 +67,20 @@ def table_context(
         "invite_url": invite_url,
         "urls": urls,
         "away": shared.away,
-        "memo": shared.memo,  # fragments viewers of this push share (`piles`)
+        "memo": shared.memo,  # what viewers of this push share (app.web.board)
         "board": None,
         "max_seats": tables.MAX_SEATS,
         "bot_kinds": BOT_KINDS,
+        # For the results' links and text: as a request shows them (a push has none).
+        "url_for": path_for,
+        "next_round_seconds": f"{tables.settings.next_round_seconds:g}",
     }
     if table.status == Table.LOBBY:
         ctx["qr"] = LazyQR(invite_url)
         ctx["bot_kind_names"] = i18n.bot_kind_names()
     if snap.game is not None:
         ctx["board"] = board(shared, me, mode)
+        ctx["pieces"] = shared_pieces(ctx)
     return ctx
 
 
@@ -129,8 +133,6 @@ def shared_part(snap: Snapshot, present: set[int]) -> Shared:
         return _shared(snap, present, away, {})
     from app.web.reactions import slots_html  # reactions' views use this module
 
-    # Strings: kept with the shared part, a Markup is one more object for the garbage
-    # collector to walk.
     slots = slots_html(snap.code, [p.id for p in snap.game.players])
     t = i18n.catalog()
     # Everything the shared part is made of: the version (with the game's id) names
@@ -177,7 +179,8 @@ def _shared(snap: Snapshot, present: set[int], away, slots: dict, previous=None)
         show_totals = shared.rules.show_running_score or snap.game.is_over
         phase = snap.game.phase
         for o in shared.opponent.values():
-            o["html"] = opponent_html(o, slots[o["id"]], show_totals, phase)
+            cells = shared.cells[o["id"]]
+            o["html"] = opponent_box(o, cells, slots[o["id"]], show_totals, phase)
     return shared
 
 
@@ -221,7 +224,7 @@ def render_push(
         table = snap.table
         lobby = table.status == Table.LOBBY
         template = None
-        if lobby:  # the lobby is a template (the table itself: app.web.board_html)
+        if lobby:  # with the context processors' values (the table itself: app.web.board)
             name = "partials/_lobby_push.html" if what == "lobby" else "partials/_table.html"
             template = app.jinja_env.get_template(name)
         present = presence.present(code)
@@ -314,7 +317,7 @@ def pushed_answer(snap: Snapshot, seat: Seat | None, csrf: str, locale: str) -> 
 
 
 def init_app(app) -> None:
-    app.jinja_env.globals.update(table_section=table_section, hidden=hidden)
+    app.jinja_env.globals.update(shared_piles=shared_piles)
 
 
 def _current(code: str) -> Snapshot | None:

@@ -15,7 +15,7 @@ from wsproto.events import AcceptConnection, Request, TextMessage
 from wsproto.extensions import PerMessageDeflate
 
 from app.engine import Game
-from app.web.render import a
+from app.features.outcome import a
 from app.web.ws import FreshDeflate
 from tests.web.web_helpers import LiveBrowser, parse
 
