@@ -17,6 +17,7 @@ from app import i18n
 
 __all__ = [
     "opponent_box",
+    "own_section",
     "parts",
     "path_for",
     "reaction_slot",
@@ -48,18 +49,27 @@ def path_for(endpoint: str, **values) -> str:
 
 def shared_pieces(ctx: dict) -> dict:
     """What every viewer of this push sees alike (the same snapshot, phase and language):
-    the board's opening tag, the away countdown, the log and the reactions offered."""
+    the page's heading, and on a board its opening tag, the away countdown, the round
+    line's parts, the log and the reactions offered."""
     memo = ctx["memo"]
     found = memo.get("pieces")
     if found is None:
         b = ctx["board"]
         m = parts()
+        game_number = ctx["table"].game_number
         found = memo["pieces"] = {
-            "head": m.board_head(ctx["table"].game_number, b["phase"], b["round_number"]),
-            "away": m.away_countdown(ctx["away"]),
-            "log": m.log(b["log"]),
-            "reactions": m.reaction_buttons(),
+            "heading": m.heading(ctx["code"], ctx["status"], b, game_number),
         }
+        if b is not None:
+            found |= {
+                "head": m.board_head(game_number, b["phase"], b["round_number"]),
+                "away": m.away_countdown(ctx["away"]),
+                "round": m.round_said(game_number, b["round_number"]),
+                "to_score": m.to_score(b["rules"].end_score),
+                "others": m.others(),
+                "log": m.log(b["log"]),
+                "reactions": m.reaction_buttons(),
+            }
     return found
 
 
@@ -89,6 +99,26 @@ def shared_piles(b: dict, urls: dict, csrf, version, memo: dict):
     return found
 
 
+def own_section(b: dict, slot, move_url: str, version, csrf):
+    """The viewer's own grid in its section: with buttons while they can press a card,
+    else plain cards, rendered once per state and language (it does not change while
+    the others play)."""
+    m = parts()
+    mine = b["me"]
+    if mine["pressing"] is not None:
+        return m.own_section(b, slot, move_url, version, csrf)
+    rows = mine["grid"]
+    active = b["my_turn"] or b["setup_left"]
+    shows = b["show_totals"] and b["phase"] in ("setup", "play")
+    key = ("mine", len(rows[0]), cards_of(rows), slot, active, shows, mine["face_up"])
+    return i18n.per_catalog(_BOXES, key, lambda: m.own_section(b, slot, None, None, None), 4096)
+
+
+def cards_of(rows) -> tuple:
+    """What a grid shows (each card's state and value: its labels follow from them)."""
+    return tuple([(c["state"], c.get("value")) for row in rows for c in row])
+
+
 # What another player's box shows (opponent_box reads nothing else of it).
 BOX = ("name", "total", "bot", "forfeited", "present", "is_turn", "is_ender", "face_up")
 
@@ -97,8 +127,7 @@ def opponent_box(o: dict, cells, slot, show_totals: bool, phase: str):
     """Another player's box as everyone else sees it, with their grid's `cells`, rendered
     once per state of the box and language (most boxes do not change from one push to
     the next); `slot`: their reaction slot."""
-    cards = tuple((c["state"], c.get("value")) for row in cells for c in row)
-    key = (*(o[k] for k in BOX), len(cells[0]), cards, slot, show_totals, phase)
+    key = (*(o[k] for k in BOX), len(cells[0]), cards_of(cells), slot, show_totals, phase)
     return i18n.per_catalog(
         _BOXES, key, lambda: parts().opponent(o, cells, slot, show_totals, phase), 4096
     )

@@ -21,7 +21,14 @@ from app.live.hub import Connection
 from app.live.presence import presence
 from app.storage.models import Seat, Table, db
 from app.tables import Snapshot
-from app.web.board import opponent_box, path_for, shared_pieces, shared_piles, table_html
+from app.web.board import (
+    opponent_box,
+    own_section,
+    path_for,
+    shared_pieces,
+    shared_piles,
+    table_html,
+)
 from app.web.extras import away_countdown
 from app.web.presenter import Shared, board
 from app.web.security import csrf_token
@@ -80,7 +87,7 @@ def table_context(
         ctx["bot_kind_names"] = i18n.bot_kind_names()
     if snap.game is not None:
         ctx["board"] = board(shared, me, mode)
-        ctx["pieces"] = shared_pieces(ctx)
+    ctx["pieces"] = shared_pieces(ctx)
     return ctx
 
 
@@ -317,7 +324,7 @@ def pushed_answer(snap: Snapshot, seat: Seat | None, csrf: str, locale: str) -> 
 
 
 def init_app(app) -> None:
-    app.jinja_env.globals.update(shared_piles=shared_piles)
+    app.jinja_env.globals.update(shared_piles=shared_piles, own_section=own_section)
 
 
 def _current(code: str) -> Snapshot | None:
