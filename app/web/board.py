@@ -110,8 +110,11 @@ def own_section(b: dict, slot, move_url: str, version, csrf):
     rows = mine["grid"]
     active = b["my_turn"] or b["setup_left"]
     shows = b["show_totals"] and b["phase"] in ("setup", "play")
-    key = ("mine", len(rows[0]), cards_of(rows), slot, active, shows, mine["face_up"])
-    return i18n.per_catalog(_BOXES, key, lambda: m.own_section(b, slot, None, None, None), 4096)
+    key = (len(rows[0]), cards_of(rows), str(slot), active, shows, mine["face_up"])
+    return i18n.per_catalog(_OWN, key, lambda: m.own_section(b, slot, None, None, None), 4096)
+
+
+_OWN: dict[int, tuple] = {}
 
 
 def cards_of(rows) -> tuple:
@@ -127,13 +130,14 @@ def opponent_box(o: dict, cells, slot, show_totals: bool, phase: str):
     """Another player's box as everyone else sees it, with their grid's `cells`, rendered
     once per state of the box and language (most boxes do not change from one push to
     the next); `slot`: their reaction slot."""
-    key = (*(o[k] for k in BOX), len(cells[0]), cards_of(cells), slot, show_totals, phase)
+    # Keys of strings (a Markup is walked by the garbage collector, and so its tuple).
+    key = (*(o[k] for k in BOX), len(cells[0]), cards_of(cells), str(slot), show_totals, phase)
     return i18n.per_catalog(
         _BOXES, key, lambda: parts().opponent(o, cells, slot, show_totals, phase), 4096
     )
 
 
-_BOXES: dict[tuple, tuple] = {}
+_BOXES: dict[int, tuple] = {}
 
 
 def reaction_slot(player_id: str, reaction: dict | None = None, oob: bool = False):

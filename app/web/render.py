@@ -87,6 +87,7 @@ def table_context(
         ctx["bot_kind_names"] = i18n.bot_kind_names()
     if snap.game is not None:
         ctx["board"] = board(shared, me, mode)
+        ctx["boxes"] = boxes(shared)
     ctx["pieces"] = shared_pieces(ctx)
     return ctx
 
@@ -130,14 +131,15 @@ def push_urls(app, code: str, base_url: str) -> tuple[str, dict]:
 
 
 def shared_part(snap: Snapshot, present: set[int]) -> Shared:
-    """What everyone at the table sees alike, with each other player's box rendered.
-    Kept per table and language for the snapshot's version: the `?mode=` links and
-    stale answers that follow a push show the same (a copy with its own `memo`, which
-    holds what is joined per page: its forms, its piles). The next version's is built
-    from it (the grids and log lines that did not change)."""
+    """What everyone at the table sees alike. Kept per table and language for the
+    snapshot's version: the `?mode=` links and stale answers that follow a push show the
+    same. A push or a page gets a copy with its own `memo`, which holds what it renders
+    once for all its viewers (app.web.board); the kept one holds no HTML (a Markup is
+    an object the garbage collector walks, a version's are young). The next version's
+    is built from it (the grids and log lines that did not change)."""
     away = away_countdown(snap.table)  # the same for every viewer
     if snap.game is None:
-        return _shared(snap, present, away, {})
+        return _with_memo(_shared(snap, present, away), {})
     from app.web.reactions import slots_html  # reactions' views use this module
 
     slots = slots_html(snap.code, [p.id for p in snap.game.players])
@@ -145,15 +147,20 @@ def shared_part(snap: Snapshot, present: set[int]) -> Shared:
     # Everything the shared part is made of: the version (with the game's id) names
     # the table, its seats and game; the rest changes between versions (presence, the
     # away countdown's seconds, a reaction being shown).
-    key = (snap.version, snap.game.id, tuple(sorted(present)), away, tuple(slots.values()))
+    shown = tuple(map(str, slots.values()))
+    key = (snap.version, snap.game.id, tuple(sorted(present)), away, shown)
     found = _SHARED.get((snap.code, id(t)))
     if found is not None and found[0] is t and found[1] == key:
-        shared = copy.copy(found[2])
-        shared.memo = {"slots": slots}
-        return shared
+        return _with_memo(found[2], slots)
     previous = found[2] if found is not None and found[0] is t else None
-    shared = _shared(snap, present, away, slots, previous)
+    shared = _shared(snap, present, away, previous)
     _keep(snap, (t, key, shared))
+    return _with_memo(shared, slots)
+
+
+def _with_memo(shared: Shared, slots: dict) -> Shared:
+    shared = copy.copy(shared)
+    shared.memo = {"slots": slots}  # the viewer's own box shows theirs
     return shared
 
 
@@ -178,17 +185,26 @@ def _keep(snap: Snapshot, entry: tuple) -> None:
     _SHARED[snap.code, id(entry[0])] = (*entry, now)
 
 
-def _shared(snap: Snapshot, present: set[int], away, slots: dict, previous=None) -> Shared:
+def _shared(snap: Snapshot, present: set[int], away, previous=None) -> Shared:
     shared = Shared(snap, present, previous)
     shared.away = away
-    shared.memo = {"slots": slots}  # the viewer's own box shows theirs
-    if snap.game is not None:
-        show_totals = shared.rules.show_running_score or snap.game.is_over
-        phase = snap.game.phase
-        for o in shared.opponent.values():
-            cells = shared.cells[o["id"]]
-            o["html"] = opponent_box(o, cells, slots[o["id"]], show_totals, phase)
     return shared
+
+
+def boxes(shared: Shared) -> dict:
+    """Each other player's box, once per push or page (app.web.board keeps each box
+    while it does not change)."""
+    memo = shared.memo
+    found = memo.get("boxes")
+    if found is None:
+        game = shared.game
+        show_totals = shared.rules.show_running_score or game.is_over
+        slots = memo["slots"]
+        found = memo["boxes"] = {
+            pid: opponent_box(o, shared.cells[pid], slots[pid], show_totals, game.phase)
+            for pid, o in shared.opponent.items()
+        }
+    return found
 
 
 # A code is about 1.5 KB: one per table a process shows (its lobby, its score sheet).
