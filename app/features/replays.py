@@ -16,9 +16,8 @@ from flask_babel import gettext as _
 
 from app.engine import DOWN, GONE, RecordError
 from app.engine.record import FORMAT, replay_steps
+from app.features.outcome import card_tone, log_line, round_result
 from app.features.record_messages import explain, short
-from app.web.outcome import log_line, round_result
-from app.web.presenter import card_tone
 
 MAX_BYTES = 1_000_000  # the longest real games are a few tens of KB
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 import threading
 import time
 
-from markupsafe import Markup
-
 from app import tables
 from app.web import services
 
@@ -16,7 +14,7 @@ _cache: dict[str, tuple[tuple, dict | None]] = {}  # code -> (key, countdown)
 
 
 def away_countdown(table, now: float | None = None) -> dict | None:
-    """{"name", "seconds", "setup", "html"} when the player the game waits for has no
+    """{"name", "seconds", "setup"} when the player the game waits for has no
     page open and the server will play for them, else None. Worked out once per table state (a
     push renders the table once per player)."""
     now = time.time() if now is None else now
@@ -57,8 +55,6 @@ def _countdown(table, now: float, sockets: frozenset) -> dict | None:
         "name": seat.name,
         "seconds": seconds,
         "setup": kind == "proxy_setup",
-        # the number the page counts down (static/skymo-1.js)
-        "html": Markup('<span data-left="{0}">{0}</span>').format(seconds),
     }
 
 

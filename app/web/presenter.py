@@ -6,8 +6,8 @@ A push shows one table to several people. `Shared` is what they all see alike (t
 seats, every grid as cards, the move log), built once per push; `board` adds one
 viewer's own part (what their cards do when pressed, their drawn card, their banner).
 What a viewer may do comes from their view's `legal` list (the engine's statement of
-it), never worked out again here. The cards' and boxes' HTML is built by
-app.web.fragments.
+it), never worked out again here. No HTML: partials/_board.html shows it
+(app.web.board).
 
 Only a view (app.engine.view) is read, never the engine state beyond who plays: no
 face-down value can reach a page or a socket message."""
@@ -16,24 +16,13 @@ from __future__ import annotations
 
 from app import i18n
 from app.engine import RuleSet, view
+from app.features.outcome import a, card_tone, log_line, ranking, round_result
 from app.i18n import gettext as _
 from app.i18n import ngettext
 from app.storage.models import Seat
 from app.tables import Snapshot, rematch_seats, rematch_starter
-from app.web.fragments import card_html, card_tone, cells, grid_html, my_grid_html, opponent_html
-from app.web.outcome import a, log_line, ranking, round_result
 
-__all__ = [  # the fragments' builders too: the pages and the replays take them from here
-    "Shared",
-    "a",
-    "board",
-    "card_html",
-    "card_tone",
-    "log_line",
-    "my_grid_html",
-    "opponent_html",
-    "round_result",
-]
+__all__ = ["Shared", "board", "cells"]
 
 MODES = ("take", "flip")
 
@@ -119,7 +108,6 @@ class Shared:
                 "present": present_of.get(pid, False),
                 "is_turn": rnd["turn"] == pid,
                 "is_ender": rnd["ender"] == pid,
-                "grid_html": self._grid_html(pid, previous),
                 "face_up": self._face_up(pid, previous),
                 "setup_left": rnd["setup_left"].get(pid, 0),
             }
@@ -138,12 +126,6 @@ class Shared:
             return before["face_up"]  # the same cards: most grids, most pushes
         return face_up(self.cells[pid])
 
-    def _grid_html(self, pid: str, previous: Shared | None) -> str:
-        before = previous.opponent.get(pid) if previous is not None else None
-        if before is not None and previous.cells.get(pid) is self.cells[pid]:
-            return before["grid_html"]
-        return grid_html(self.cells[pid], _("%(name)s's grid", name=self.names[pid]))
-
     def _log(self, events, previous: Shared | None) -> tuple[str, ...]:
         """The last few events said, newest first, each worked out once: the view keeps
         a round's events (the same objects from version to version), and `previous`
@@ -160,6 +142,51 @@ class Shared:
     def seat_list(self, me: Seat | None) -> list[dict]:
         my_id = me.id if me is not None else None
         return [dict(s, is_me=s["id"] == my_id) for s in self.seats]
+
+
+def cells(grid) -> tuple[tuple[dict, ...], ...]:
+    """A view's grid as cards to show: position, state, value, colour and spoken label.
+    Rows are tuples and each card a dict of strings and numbers only: kept with a
+    table's shared part, none of it is anything the garbage collector walks (it stops
+    tracking such tuples and never tracks such dicts). A card's label is worked out
+    once per position, card and language."""
+    t = i18n.catalog()
+    kept = _CARDS.get(id(t))
+    if kept is None or kept[0] is not t:
+        kept = _CARDS[id(t)] = (t, {})
+    known = kept[1]
+    rows = []
+    for r, row in enumerate(grid):
+        out = []
+        for c, cell in enumerate(row):
+            state, value = cell["state"], cell.get("value")
+            found = known.get((r, c, state, value))
+            if found is None:
+                if len(known) >= 4096:
+                    known.clear()
+                found = known[r, c, state, value] = _card(t, r, c, state, value)
+            out.append(found)
+        rows.append(tuple(out))
+    return tuple(rows)
+
+
+# id(catalog) -> (catalog, {(row, col, state, value): card}); a card is shared by every
+# grid that shows it (read-only: copy one to change it, as my_cells does).
+_CARDS: dict[int, tuple] = {}
+
+
+def _card(t, r: int, c: int, state: str, value) -> dict:
+    where = t.ugettext("Row %(row)s, column %(col)s") % {"row": r + 1, "col": c + 1}
+    entry = {"row": r, "col": c, "state": state, "action": None}
+    if state == "up":
+        entry["value"] = value
+        entry["tone"] = card_tone(value)
+        entry["label"] = t.ugettext("%(where)s: %(card)s") % {"where": where, "card": value}
+    elif state == "down":
+        entry["label"] = t.ugettext("%(where)s: face down") % {"where": where}
+    else:
+        entry["label"] = t.ugettext("%(where)s: cleared") % {"where": where}
+    return entry
 
 
 # What a press on one of the viewer's cards does, by the mode they chose: the legal
@@ -192,11 +219,14 @@ def board(shared: Shared, me: Seat | None, mode: str | None = None) -> dict:
         others = list(seating)
     me_entry = None
     if my_id in rnd["grids"]:
+        pressed = presses(legal, mode)
         me_entry = {
             "id": my_id,
             "name": names.get(my_id),
             "total": shared.totals[my_id],
-            "grid": my_cells(shared.cells[my_id], presses(legal, mode), rnd["discard_top"], drawn),
+            "grid": my_cells(shared.cells[my_id], pressed, rnd["discard_top"], drawn),
+            # The kind of move a press on one of their cards makes (one kind at a time).
+            "pressing": next(iter(pressed.values()), None),
             "face_up": shared.opponent[my_id]["face_up"],
             "is_ender": rnd["ender"] == my_id,
         }

@@ -16,11 +16,10 @@ from flask import Blueprint, Response, redirect, request, url_for
 from flask_babel import force_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from app import i18n, tables
-from app.web import services
-from app.web.fragments import esc
+from app.web import board, services
 from app.web.table import current_seat, render_table
 
 bp = Blueprint("reactions", __name__, url_prefix="/t")
@@ -79,46 +78,44 @@ def reaction_slot(code: str, player_id: str, oob: bool = False) -> Markup:
     """A player's area's reaction slot, with their latest reaction for a few seconds.
     The slot is always there, so a push can fill it out of band; the animation carries
     on from the reaction's age when a later push renders it again."""
-    r = reaction_of(code, player_id)
-    if r is None and not oob:  # the usual case, for every box of every push
-        return Markup(f'<span class="reaction-slot" id="reaction-{escape(player_id)}"></span>')
-    inner = (
-        Markup(
-            '<span class="reaction" role="img" aria-label="{}" data-left="{}" data-until="1" '
-            'style="animation-delay:-{}s">{}</span>'
-        ).format(r["label"], r["left"], r["age"], r["emoji"])
-        if r
-        else ""
-    )
-    swap = Markup(' hx-swap-oob="true"') if oob else ""
-    return Markup('<span class="reaction-slot" id="reaction-{}"{}>{}</span>').format(
-        player_id, swap, inner
-    )
+    return board.reaction_slot(player_id, reaction_of(code, player_id), oob)
 
 
-def slots_html(code: str, player_ids) -> dict[str, str]:
-    """Each player's reaction slot as a plain string (a push's shared part keeps them),
-    with one look at the reactions shown: most slots are empty, and an empty one needs
-    no Markup made and escaped (every push has one per player)."""
+def slots_html(code: str, player_ids) -> dict[str, Markup]:
+    """Each player's reaction slot (a push's shared part keeps them), with one look at
+    the reactions shown: most slots are empty, and an empty one is rendered once per
+    player (every push has one per player)."""
     now = time.time()
     with _lock:
         shown = {pid: _shown.get((code, pid)) for pid in player_ids}
     return {
-        pid: str(reaction_slot(code, pid))
+        pid: reaction_slot(code, pid)
         if s is not None and s[1] >= now - SHOWN_SECONDS
-        else f'<span class="reaction-slot" id="reaction-{esc(pid)}"></span>'
+        else empty_slot(pid)
         for pid, s in shown.items()
     }
 
 
-def choices() -> list[tuple[str, str, str]]:
-    """The reactions offered, with their labels in the current language (worked out
-    once per catalog: every viewer of every push is offered them)."""
+def empty_slot(player_id: str) -> Markup:
+    found = _empty.get(player_id)
+    if found is None:
+        if len(_empty) >= 4096:
+            _empty.clear()
+        found = _empty[player_id] = board.reaction_slot(player_id)
+    return found
+
+
+_empty: dict[str, Markup] = {}  # player id -> their empty slot (no words: any language)
+
+
+def choices() -> list[tuple[str, int, str]]:
+    """The reactions offered: key, the emoji's code point and its label in the current
+    language (worked out once per catalog: every viewer of every push is offered them)."""
     return i18n.per_catalog(_choices, (), _labelled)
 
 
-def _labelled() -> list[tuple[str, str, str]]:
-    return [(key, emoji, str(label)) for key, (emoji, label) in CHOICES.items()]
+def _labelled() -> list[tuple[str, int, str]]:
+    return [(key, ord(emoji), str(label)) for key, (emoji, label) in CHOICES.items()]
 
 
 _choices: dict[tuple, tuple] = {}  # one entry per language

@@ -21,12 +21,19 @@ from app.live.hub import Connection
 from app.storage.models import Seat, Table, db
 from app.tables import Snapshot
 from app.web import services
-from app.web.board_html import hidden, path_for, table_html, table_section
+from app.web.board import (
+    opponent_box,
+    own_section,
+    path_for,
+    shared_pieces,
+    shared_piles,
+    table_html,
+)
 from app.web.extras import away_countdown
-from app.web.presenter import Shared, a, board, card_html, card_tone, opponent_html
+from app.web.presenter import Shared, board
 from app.web.security import csrf_token
 
-__all__ = ["a", "card_html", "card_tone", "render_push", "table_context"]
+__all__ = ["render_push", "table_context"]
 
 BOT_KINDS = list(BOTS)  # the lobby offers every bot the engine has
 
@@ -67,16 +74,21 @@ def table_context(
         "invite_url": invite_url,
         "urls": urls,
         "away": shared.away,
-        "memo": shared.memo,  # fragments viewers of this push share (`piles`)
+        "memo": shared.memo,  # what viewers of this push share (app.web.board)
         "board": None,
         "max_seats": tables.MAX_SEATS,
         "bot_kinds": BOT_KINDS,
+        # For the results' links and text: as a request shows them (a push has none).
+        "url_for": path_for,
+        "next_round_seconds": f"{tables.settings.next_round_seconds:g}",
     }
     if table.status == Table.LOBBY:
         ctx["qr"] = LazyQR(invite_url)
         ctx["bot_kind_names"] = i18n.bot_kind_names()
     if snap.game is not None:
         ctx["board"] = board(shared, me, mode)
+        ctx["boxes"] = boxes(shared)
+    ctx["pieces"] = shared_pieces(ctx)
     return ctx
 
 
@@ -119,32 +131,36 @@ def push_urls(app, code: str, base_url: str) -> tuple[str, dict]:
 
 
 def shared_part(snap: Snapshot, present: set[int]) -> Shared:
-    """What everyone at the table sees alike, with each other player's box rendered.
-    Kept per table and language for the snapshot's version: the `?mode=` links and
-    stale answers that follow a push show the same (a copy with its own `memo`, which
-    holds what is joined per page: its forms, its piles). The next version's is built
-    from it (the grids and log lines that did not change)."""
+    """What everyone at the table sees alike. Kept per table and language for the
+    snapshot's version: the `?mode=` links and stale answers that follow a push show the
+    same. A push or a page gets a copy with its own `memo`, which holds what it renders
+    once for all its viewers (app.web.board); the kept one holds no HTML (a Markup is
+    an object the garbage collector walks, a version's are young). The next version's
+    is built from it (the grids and log lines that did not change)."""
     away = away_countdown(snap.table)  # the same for every viewer
     if snap.game is None:
-        return _shared(snap, present, away, {})
+        return _with_memo(_shared(snap, present, away), {})
     from app.web.reactions import slots_html  # reactions' views use this module
 
-    # Strings: kept with the shared part, a Markup is one more object for the garbage
-    # collector to walk.
     slots = slots_html(snap.code, [p.id for p in snap.game.players])
     t = i18n.catalog()
     # Everything the shared part is made of: the version (with the game's id) names
     # the table, its seats and game; the rest changes between versions (presence, the
     # away countdown's seconds, a reaction being shown).
-    key = (snap.version, snap.game.id, tuple(sorted(present)), away, tuple(slots.values()))
+    shown = tuple(map(str, slots.values()))
+    key = (snap.version, snap.game.id, tuple(sorted(present)), away, shown)
     found = _SHARED.get((snap.code, id(t)))
     if found is not None and found[0] is t and found[1] == key:
-        shared = copy.copy(found[2])
-        shared.memo = {"slots": slots}
-        return shared
+        return _with_memo(found[2], slots)
     previous = found[2] if found is not None and found[0] is t else None
-    shared = _shared(snap, present, away, slots, previous)
+    shared = _shared(snap, present, away, previous)
     _keep(snap, (t, key, shared))
+    return _with_memo(shared, slots)
+
+
+def _with_memo(shared: Shared, slots: dict) -> Shared:
+    shared = copy.copy(shared)
+    shared.memo = {"slots": slots}  # the viewer's own box shows theirs
     return shared
 
 
@@ -169,16 +185,26 @@ def _keep(snap: Snapshot, entry: tuple) -> None:
     _SHARED[snap.code, id(entry[0])] = (*entry, now)
 
 
-def _shared(snap: Snapshot, present: set[int], away, slots: dict, previous=None) -> Shared:
+def _shared(snap: Snapshot, present: set[int], away, previous=None) -> Shared:
     shared = Shared(snap, present, previous)
     shared.away = away
-    shared.memo = {"slots": slots}  # the viewer's own box shows theirs
-    if snap.game is not None:
-        show_totals = shared.rules.show_running_score or snap.game.is_over
-        phase = snap.game.phase
-        for o in shared.opponent.values():
-            o["html"] = opponent_html(o, slots[o["id"]], show_totals, phase)
     return shared
+
+
+def boxes(shared: Shared) -> dict:
+    """Each other player's box, once per push or page (app.web.board keeps each box
+    while it does not change)."""
+    memo = shared.memo
+    found = memo.get("boxes")
+    if found is None:
+        game = shared.game
+        show_totals = shared.rules.show_running_score or game.is_over
+        slots = memo["slots"]
+        found = memo["boxes"] = {
+            pid: opponent_box(o, shared.cells[pid], slots[pid], show_totals, game.phase)
+            for pid, o in shared.opponent.items()
+        }
+    return found
 
 
 # A code is about 1.5 KB: one per table a process shows (its lobby, its score sheet).
@@ -221,7 +247,7 @@ def render_push(
         table = snap.table
         lobby = table.status == Table.LOBBY
         template = None
-        if lobby:  # the lobby is a template (the table itself: app.web.board_html)
+        if lobby:  # with the context processors' values (the table itself: app.web.board)
             name = "partials/_lobby_push.html" if what == "lobby" else "partials/_table.html"
             template = app.jinja_env.get_template(name)
         present = services.presence().present(code)
@@ -321,7 +347,7 @@ def from_remote(answered) -> None:
 
 
 def init_app(app) -> None:
-    app.jinja_env.globals.update(table_section=table_section, hidden=hidden)
+    app.jinja_env.globals.update(shared_piles=shared_piles, own_section=own_section)
 
 
 def _current(code: str) -> Snapshot | None:

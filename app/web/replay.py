@@ -12,7 +12,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from app import tables
 from app.features import replays
-from app.web.presenter import card_tone
+from app.features.outcome import card_tone
 from app.web.security import csrf_token
 
 bp = Blueprint("replay", __name__)

@@ -20,7 +20,7 @@ from app.engine.rules import BOUNDS
 from app.features import accounts
 from app.web import services
 from app.web.auth import signed_in
-from app.web.board_html import table_html
+from app.web.board import table_html
 from app.web.lobby import remember_seat
 from app.web.render import pushed_answer, table_context
 from app.web.security import csrf_token
@@ -80,8 +80,8 @@ def render_table(code: str, *, status: int = 200, page: bool = False, snap=None,
         user = signed_in()
         ctx["join_name"] = user.username if user else ""  # prefilled in the join form
         if htmx and not page and snap.table.status != snap.table.LOBBY:
-            # The partial is only the section, built in Python as a push builds it:
-            # the `?mode=` links and stale answers skip the template and its context.
+            # The partial is only the section, rendered as a push renders it: the
+            # `?mode=` links and stale answers skip the context processors.
             return table_html(ctx), status
         template = "pages/table.html" if page or not htmx else "partials/_table.html"
         # The page's id: its socket (`?p=`) and its htmx requests (a header) carry it,

@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.web.render import a
+from app.features.outcome import a
 from tests.e2e.e2e_helpers import DESKTOP, PHONE, RESULTS
 
 pytestmark = pytest.mark.e2e

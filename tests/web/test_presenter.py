@@ -13,10 +13,11 @@ from app import i18n
 from app.engine import DOWN, PLAY, SETUP, Draw, Game, KeepDrawn, Player, RuleSet
 from app.engine.actions import action_to_dict
 from app.engine.frozen import Frozen
+from app.features import outcome
 from app.storage.models import Seat, Table
 from app.tables import Snapshot
 from app.web import presenter
-from app.web.presenter import Shared, board, my_grid_html
+from app.web.presenter import Shared, board
 
 NAMES = ("Ann", "Bob", "Cat")
 
@@ -57,7 +58,12 @@ def test_the_setup_offers_each_player_their_face_down_cards_only():
         legal = {("reveal", a.row, a.col) for a in game.legal_actions(me.player_id)}
         assert my_actions(b) == legal and legal
         # The others' cards are never buttons.
-        assert all("<button" not in o["grid_html"] for o in b["opponents"])
+        assert all(
+            c["action"] is None
+            for o in b["opponents"]
+            for row in shared.cells[o["id"]]
+            for c in row
+        )
         assert [o["name"] for o in b["opponents"]] == [
             n for n in NAMES[NAMES.index(name) + 1 :] + NAMES[: NAMES.index(name)]
         ]
@@ -111,11 +117,11 @@ def test_no_face_down_value_and_no_draw_pile_reaches_any_board():
         assert "draw_pile" not in text
         for pid, grid in rnd.grids.items():
             shown = shared.cells[pid]
-            for i, (value, state) in enumerate(zip(grid.values, grid.state, strict=True)):
+            for i, state in enumerate(grid.state):
                 cell = shown[i // grid.cols][i % grid.cols]
                 if state == DOWN:
-                    assert "value" not in cell and "back" in str(cell["html"])
-                    assert f">{value}<" not in str(cell["html"])
+                    assert "value" not in cell and cell["state"] == "down"
+                    assert cell["label"].endswith(": face down")
         if me is None or me.player_id != turn:
             assert b["drawn"] is None
             assert str(game.round.drawn) not in b["banner"]["text"]
@@ -148,40 +154,6 @@ def test_the_shared_part_is_built_once_for_every_viewer():
     assert ann["log"] is bob["log"]
     assert [s["present"] for s in shared.seats] == [True, False, False]
     assert [s["is_me"] for s in shared.seat_list(seat(snap, "Bob"))] == [False, True, False]
-
-
-def test_what_is_kept_from_push_to_push_follows_the_game():
-    """Boxes, grids and log lines are kept between pushes by their state: one move later
-    the mover's box and grid, whose turn it is and the log say the new state."""
-    from babel.support import NullTranslations
-
-    from app.web.fragments import opponent_html
-
-    with i18n.bound(NullTranslations()):  # one catalog, as in a push
-        game = new_game()
-        turn = play_to_turn(game)
-        first = Shared(snapshot(game), present={1, 2, 3})
-        again = Shared(snapshot(game), present={1, 2, 3})
-        for pid, o in first.opponent.items():  # the same state: the same markup, kept
-            assert opponent_html(o, "", True, PLAY) is opponent_html(
-                again.opponent[pid], "", True, PLAY
-            )
-        game.apply(turn, Draw())
-        game.apply(turn, KeepDrawn(0, 0))
-        after = Shared(snapshot(game), present={1, 2, 3})
-        mover = after.opponent[turn]
-        assert mover["grid_html"] != first.opponent[turn]["grid_html"]
-        assert (
-            f'aria-label="Row 1, column 1: {after.cells[turn][0][0]["value"]}"'
-            in mover["grid_html"]
-        )
-        assert not mover["is_turn"] and after.opponent[game.round.turn]["is_turn"]
-        box = opponent_html(mover, "", True, PLAY)
-        assert box != opponent_html(first.opponent[turn], "", True, PLAY)
-        assert 'class="opponent"' in box and mover["grid_html"] in box
-        kept = presenter.a(after.cells[turn][0][0]["value"])
-        assert after.log[0] == f"{after.names[turn]} drew and kept {kept}"
-        assert after.log[1:] == first.log[: len(after.log) - 1]
 
 
 def legal_presses(game: Game, pid: str, kinds: set) -> set:
@@ -243,32 +215,6 @@ def test_the_board_offers_what_the_view_says_is_legal_and_nothing_else(monkeypat
     assert my_actions(b) == set() and not b["my_turn"] and not b["can_draw"]
 
 
-def test_my_grid_html_makes_the_pressable_cards_buttons_of_one_form():
-    game = new_game()
-    turn = play_to_turn(game)
-    game.apply(turn, Draw())
-    snap = snapshot(game)
-    me = next(s for s in snap.seats if s.player_id == turn)
-    b = board(Shared(snap, present=set()), me, "flip")
-    html = str(my_grid_html(b["me"]["grid"], "Your grid", "/t/T/move", 7, "tok"))
-    assert html.startswith('<form method="post" action="/t/T/move"')
-    assert 'class="grid mine act-discard_drawn"' in html
-    assert '<input type="hidden" name="version" value="7">' in html
-    pressed = {f'value="{r}-{c}"' for _t, r, c in my_actions(b)}
-    assert html.count("<button") == len(pressed) and all(p in html for p in pressed)
-    # A face-down card, pressable or not, never shows its value.
-    grid = game.round.grids[turn]
-    for i, state in enumerate(grid.state):
-        if state == DOWN:
-            r, c = divmod(i, grid.cols)
-            label = f"Turn this card over. Row {r + 1}, column {c + 1}: face down"
-            assert f'value="{r}-{c}" aria-label="{label}"></button>' in html
-    # Nothing to press: plain cards, no form.
-    other = next(s for s in snap.seats if s.player_id != turn)
-    plain = str(my_grid_html(board(Shared(snap, set()), other)["me"]["grid"], "G", "/m", 7, "t"))
-    assert plain.startswith('<div class="grid mine"') and "<button" not in plain
-
-
 def test_a_change_rebuilds_the_view_of_the_grid_it_touched_only():
     """The change step works on a fork of the committed game (app.storage.table_store.fork):
     its views reuse the committed game's unchanged grids, and the committed game's own
@@ -301,12 +247,8 @@ def test_a_shared_part_is_strings_and_lends_the_next_version_what_did_not_change
         turn = play_to_turn(game)
         first = Shared(snapshot(game), present={1, 2, 3})
         for pid, o in first.opponent.items():
-            assert type(o["grid_html"]) is str and not gc.is_tracked(o)
-            assert all(
-                type(c["html"]) is str and not gc.is_tracked(c)
-                for row in first.cells[pid]
-                for c in row
-            )
+            assert not gc.is_tracked(o)
+            assert all(not gc.is_tracked(c) for row in first.cells[pid] for c in row)
         assert all(type(line) is str for line in first.log) and not gc.is_tracked(first.names)
         game.apply(turn, Draw())
         game.apply(turn, KeepDrawn(0, 0))
@@ -316,5 +258,5 @@ def test_a_shared_part_is_strings_and_lends_the_next_version_what_did_not_change
         assert all(after.cells[p] is first.cells[p] for p in after.cells if p != turn)
         assert after.cells == fresh.cells and after.opponent == fresh.opponent
         assert after.log == fresh.log and after.log[0].endswith(
-            "drew and kept " + presenter.a(game.round.grids[turn].values[0])
+            "drew and kept " + outcome.a(game.round.grids[turn].values[0])
         )

@@ -11,7 +11,7 @@ import pytest
 import websocket
 
 from app.engine import Game
-from app.web.render import a
+from app.features.outcome import a
 from tests.web.web_helpers import LiveBrowser, parse
 
 

@@ -1,10 +1,24 @@
-"""What happened, in the players' words: a move log line, a round's results and the
-final ranking (split from app.web.presenter, which shows them on the board)."""
+"""How a game is told: its cards' colours, a move log line, a round's results and the
+final ranking, as data and translated text (no HTML). The board (app.web.presenter) and
+the replays (app.features.replays) both show them."""
 
 from __future__ import annotations
 
 from app import i18n
 from app.i18n import gettext as _
+
+
+def card_tone(value: int) -> str:
+    """Colour families of the physical cards."""
+    if value < 0:
+        return "neg"
+    if value == 0:
+        return "zero"
+    if value <= 4:
+        return "low"
+    if value <= 8:
+        return "mid"
+    return "high"
 
 
 def a(value) -> str:

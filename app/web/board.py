@@ -1,0 +1,145 @@
+"""The table (#table) as HTML: partials/_table.html for one viewer, with the pieces of
+partials/_board.html that every viewer of one push sees alike rendered once per push and
+language (kept in the push's `memo`, app.web.render.table_context's), and each other
+player's box once per state of the box and language. Jinja escapes every value.
+
+A push renders the board once per viewer: each viewer's template only joins the shared
+pieces with their own (their banner, total, grid and buttons, the piles when it is their
+turn, their forms' CSRF token)."""
+
+from __future__ import annotations
+
+from operator import itemgetter
+
+from flask import current_app, url_for
+
+from app import i18n
+
+__all__ = [
+    "opponent_box",
+    "own_section",
+    "parts",
+    "path_for",
+    "reaction_slot",
+    "shared_piles",
+    "shared_pieces",
+    "table_html",
+]
+
+
+def parts():
+    """partials/_board.html's macros (the template's module: made once, with nothing of
+    a rendering's context, so a call ties no request or session into it)."""
+    return current_app.jinja_env.get_template("partials/_board.html").module
+
+
+def table_html(ctx: dict) -> str:
+    """The #table section as `ctx` (app.web.render.table_context, with the viewer's
+    `csrf`) shows it: a push's and an htmx answer's (no context processor is run)."""
+    return current_app.jinja_env.get_template("partials/_table.html").render(ctx)
+
+
+def path_for(endpoint: str, **values) -> str:
+    """url_for as inside a request: a path unless `_external` is asked for. A push made
+    by a timer has no request, where url_for makes every link absolute, with this
+    process's own host (which a reverse proxy's visitors cannot reach)."""
+    values.setdefault("_external", False)
+    return url_for(endpoint, **values)
+
+
+def shared_pieces(ctx: dict) -> dict:
+    """What every viewer of this push sees alike (the same snapshot, phase and language):
+    the page's heading, and on a board its opening tag, the away countdown, the round
+    line's parts, the log and the reactions offered."""
+    memo = ctx["memo"]
+    found = memo.get("pieces")
+    if found is None:
+        b = ctx["board"]
+        m = parts()
+        game_number = ctx["table"].game_number
+        found = memo["pieces"] = {
+            "heading": m.heading(ctx["code"], ctx["status"], b, game_number),
+        }
+        if b is not None:
+            found |= {
+                "head": m.board_head(game_number, b["phase"], b["round_number"]),
+                "away": m.away_countdown(ctx["away"]),
+                "round": m.round_said(game_number, b["round_number"]),
+                "to_score": m.to_score(b["rules"].end_score),
+                "others": m.others(),
+                "log": m.log(b["log"]),
+                "reactions": m.reaction_buttons(),
+            }
+    return found
+
+
+# What the piles show (the piles macro reads nothing else of the board).
+PILES = (
+    "can_draw",
+    "draw_count",
+    "discard_top",
+    "discard_tone",
+    "mode",
+    "drawn",
+    "drawn_tone",
+    "someone_drew",
+    "face_down_left",
+)
+PILES_OF = itemgetter(*PILES)
+
+
+def shared_piles(b: dict, urls: dict, csrf, version, memo: dict):
+    """The piles and the turn's buttons, rendered from their own inputs only: every
+    viewer whose turn it is not (no form: no token) shares one per push."""
+    csrf = csrf if b["my_turn"] else None
+    key = ("piles", PILES_OF(b), csrf, version)
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = parts().piles(b, urls, csrf, version)
+    return found
+
+
+def own_section(b: dict, slot, move_url: str, version, csrf):
+    """The viewer's own grid in its section: with buttons while they can press a card,
+    else plain cards, rendered once per state and language (it does not change while
+    the others play)."""
+    m = parts()
+    mine = b["me"]
+    if mine["pressing"] is not None:
+        return m.own_section(b, slot, move_url, version, csrf)
+    rows = mine["grid"]
+    active = b["my_turn"] or b["setup_left"]
+    shows = b["show_totals"] and b["phase"] in ("setup", "play")
+    key = (len(rows[0]), cards_of(rows), str(slot), active, shows, mine["face_up"])
+    return i18n.per_catalog(_OWN, key, lambda: m.own_section(b, slot, None, None, None), 4096)
+
+
+_OWN: dict[int, tuple] = {}
+
+
+def cards_of(rows) -> tuple:
+    """What a grid shows (each card's state and value: its labels follow from them)."""
+    return tuple([(c["state"], c.get("value")) for row in rows for c in row])
+
+
+# What another player's box shows (opponent_box reads nothing else of it).
+BOX = ("name", "total", "bot", "forfeited", "present", "is_turn", "is_ender", "face_up")
+
+
+def opponent_box(o: dict, cells, slot, show_totals: bool, phase: str):
+    """Another player's box as everyone else sees it, with their grid's `cells`, rendered
+    once per state of the box and language (most boxes do not change from one push to
+    the next); `slot`: their reaction slot."""
+    # Keys of strings (a Markup is walked by the garbage collector, and so its tuple).
+    key = (*(o[k] for k in BOX), len(cells[0]), cards_of(cells), str(slot), show_totals, phase)
+    return i18n.per_catalog(
+        _BOXES, key, lambda: parts().opponent(o, cells, slot, show_totals, phase), 4096
+    )
+
+
+_BOXES: dict[int, tuple] = {}
+
+
+def reaction_slot(player_id: str, reaction: dict | None = None, oob: bool = False):
+    """A player's reaction slot (app.web.reactions says what it shows)."""
+    return parts().reaction_slot(player_id, reaction, oob)
