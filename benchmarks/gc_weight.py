@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app import create_app, tables  # noqa: E402
 from app.engine import ROUND_OVER  # noqa: E402
-from app.live.hub import Connection, hub  # noqa: E402
+from app.live.hub import Connection  # noqa: E402
 from app.storage.models import Seat  # noqa: E402
 from app.web.serving import tune_gc  # noqa: E402
 
@@ -81,7 +81,7 @@ def open_table(client) -> tuple[str, dict]:
     for i, person in enumerate(people):
         seat = seats[f"P{i}"]
         conn = Connection(code, seat.id, person.csrf, len, queued=True, write_now=written)
-        hub.add(conn)
+        client.application.extensions["skymo"].hub.add(conn)
     version = tables.store.current(code).version
     people[0].post(f"/t/{code}/start", {"version": str(version)})
     return code, {seats[f"P{i}"].player_id: people[i] for i in range(4)}

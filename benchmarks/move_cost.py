@@ -70,7 +70,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app import create_app, tables  # noqa: E402
 from app.engine import ROUND_OVER, DiscardDrawn, Draw, Game, KeepDrawn, Reveal, TakeDiscard  # noqa: E402
-from app.live.hub import Connection, hub  # noqa: E402
+from app.live.hub import Connection  # noqa: E402
 from app.storage.models import Seat, db  # noqa: E402
 from app.storage.table_store import Store  # noqa: E402
 from app.tables import step  # noqa: E402
@@ -213,8 +213,7 @@ def fresh_cluster(postgres: str, redis_url: str):
     finally:
         from app.storage.models import db as database
 
-        sys.modules["app.live.scheduler"]._active.stop()  # its thread uses the database
-        time.sleep(0.5)
+        time.sleep(0.5)  # the scheduler stopped (run): its last step is done
         database.obj.close_all()
         with psycopg.connect(postgres, autocommit=True) as con:
             con.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -234,13 +233,13 @@ def run(args, config: dict) -> None:
     meter.wrap(Game, "apply", "engine")
     meter.wrap(step, "save", "save")
     meter.wrap(db.obj, "commit", "commit")
-    meter.wrap(hub, "publish", "push")
-    # The scheduler in use (the module's, not the package's in-process `scheduler`): after
-    # the commit, and in the change's transaction (the multi-process mode's due row).
-    active = sys.modules["app.live.scheduler"]._active
-    meter.wrap(active, "wake", "schedule")
-    if hasattr(active, "within"):
-        meter.wrap(active, "within", "schedule")
+    services = app.extensions["skymo"]  # the adapters app/wiring.py built
+    hub = services.hub
+    meter.wrap(services.publisher, "publish", "push")
+    # The scheduler in use: after the commit, and in the change's transaction (the
+    # multi-process mode's due row).
+    meter.wrap(services.scheduler, "schedule", "schedule")
+    meter.wrap(services.scheduler, "within", "schedule")
     meter.wrap(table_views, "render_table", "answer")
 
     server = ServerClock(app)
@@ -290,7 +289,7 @@ def run(args, config: dict) -> None:
     published: list[bytes] = []  # the messages published on Redis (--postgres)
     measuring = [False]
     if args.postgres:
-        broker = app.extensions["skymo_broker"]
+        broker = services.broker
         redis_client = broker.redis
         send_one = broker._send_one
 
@@ -370,6 +369,9 @@ def run(args, config: dict) -> None:
                 for conn in conns:
                     hub.remove(conn)
         heard = hear(published)
+    stop = getattr(services.scheduler, "stop", None)
+    if stop is not None:
+        stop()  # its thread uses the database, which is dropped next
     report(args, per_move, stages, state_sizes, votes, sent[0], client, reloads, heard)
 
 

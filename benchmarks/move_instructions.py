@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import move_cost  # noqa: E402
 
 from app import tables  # noqa: E402
-from app.live.hub import hub  # noqa: E402
+from app.live.hub import Hub  # noqa: E402
 from app.tables import playing, step  # noqa: E402
 from app.web import table as table_views  # noqa: E402
 
@@ -113,7 +113,7 @@ def main() -> None:
         return
     seeds = random.Random(11)  # the same games' seeds on every run
     playing.secrets = types.SimpleNamespace(token_hex=lambda n: seeds.randbytes(n).hex())
-    through(hub, "publish", "starmap")
+    through(Hub, "publish", "starmap")
     through(step, "save", "context")
     through(tables.store, "for_change", "filter")
     through(table_views, "render_table", "reduce")

@@ -21,8 +21,9 @@ from flask_babel import gettext as _
 from app.storage.models import Table
 from app.storage.pool import Conflict
 from app.storage.table_store import Snapshot, Stale, TableError
+from app.tables import step
 from app.tables.ports import Presence, Publisher, Scheduler, TableStore
-from app.tables.step import ANY_VERSION, Change, Unchanged, check_version, save
+from app.tables.step import ANY_VERSION, Change, Unchanged
 
 EXTENSION = "skymo.tables"  # where the app keeps its service (app.extensions)
 
@@ -89,10 +90,10 @@ class TableService:
                     return None, "table"
                 raise TableError(_("There is no table with that code."), 404)
             if version is not ANY_VERSION:
-                check_version(snap.table, version)
+                step.check_version(snap.table, version)
             ch = Change(snap)
             act(ch)
-            save(ch, self.store)
+            step.save(ch, self.store)
             self.scheduler.within(snap)
         return snap, ch.what
 

@@ -12,17 +12,12 @@ import threading
 import time
 from collections import deque
 
-from flask import Blueprint, Response, redirect, request, url_for
 from flask_babel import force_locale
-from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup
 
-from app import i18n, tables
+from app import i18n
 from app.web import board, services
-from app.web.table import current_seat, render_table
-
-bp = Blueprint("reactions", __name__, url_prefix="/t")
 
 CHOICES = {
     "thumbs": ("\N{THUMBS UP SIGN}", _l("Thumbs up")),
@@ -121,32 +116,6 @@ def _labelled() -> list[tuple[str, int, str]]:
 _choices: dict[tuple, tuple] = {}  # one entry per language
 
 
-@bp.post("/<code>/react")
-def react(code: str):
-    code = code.upper()
-    try:
-        table = tables.get_table(code)
-    except tables.TableError as exc:
-        return Response(exc.message, status=exc.status)
-    seat = current_seat(table)
-    key = request.form.get("reaction", "")
-    if seat is None or table.status != table.PLAYING:
-        return render_table(code, error=_("Only players in a game can react."), status=403)
-    if key not in CHOICES:
-        return render_table(code, error=_("Choose one of the reactions."), status=400)
-    now = time.time()
-    if allowed(code, seat.id, now):
-        # Through the hub: with several processes, each shows it to its own sockets.
-        services.publisher().broadcast(
-            code, "reaction", {"player": seat.player_id, "key": key, "at": now}
-        )
-    elif not request.htmx:
-        return render_table(code, error=_("One reaction at a time, please."), status=429)
-    if request.htmx:
-        return Response(status=204)  # the socket shows it (a refused one: nothing)
-    return redirect(url_for("table.show", code=code), 303)
-
-
 def push(code: str, player_id: str) -> None:
     """The player's reaction slot, out of band, to every socket at the table, in each
     socket's language (its label is read out)."""
@@ -172,4 +141,3 @@ def show(code: str, data: dict) -> None:
 def init_app(app) -> None:
     app.extensions[services.SERVICES].hub.on_event("reaction", show)
     app.jinja_env.globals.update(reaction_slot=reaction_slot, reaction_choices=choices)
-    app.register_blueprint(bp)

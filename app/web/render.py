@@ -31,6 +31,7 @@ from app.web.board import (
 )
 from app.web.extras import away_countdown
 from app.web.presenter import Shared, board
+from app.web.reactions import slots_html
 from app.web.security import csrf_token
 
 __all__ = ["render_push", "table_context"]
@@ -98,7 +99,7 @@ def table_urls(code: str) -> dict:
     host, which a reverse proxy's visitors cannot reach."""
     names = ("show", "move", "leave")
     return {name: url_for(f"table.{name}", code=code, _external=False) for name in names} | {
-        "react": url_for("reactions.react", code=code, _external=False),
+        "react": url_for("table.react", code=code, _external=False),
         "home": url_for("lobby.home", _external=False),
     }
 
@@ -140,8 +141,6 @@ def shared_part(snap: Snapshot, present: set[int]) -> Shared:
     away = away_countdown(snap.table)  # the same for every viewer
     if snap.game is None:
         return _with_memo(_shared(snap, present, away), {})
-    from app.web.reactions import slots_html  # reactions' views use this module
-
     slots = slots_html(snap.code, [p.id for p in snap.game.players])
     t = i18n.catalog()
     # Everything the shared part is made of: the version (with the game's id) names

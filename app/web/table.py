@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import time
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, session, url_for
 from flask_babel import get_locale
@@ -18,7 +19,7 @@ from app import i18n, tables
 from app.engine import DiscardDrawn, Draw, KeepDrawn, Reveal, TakeDiscard
 from app.engine.rules import BOUNDS
 from app.features import accounts
-from app.web import services
+from app.web import reactions, services
 from app.web.auth import signed_in
 from app.web.board import table_html
 from app.web.lobby import remember_seat
@@ -252,3 +253,29 @@ def record(code: str, number: int):
         mimetype="application/json",
         headers={"Content-Disposition": f'attachment; filename="skymo-{code}-{number}.json"'},
     )
+
+
+@bp.post("/<code>/react")
+def react(code: str):
+    code = code.upper()
+    try:
+        table = tables.get_table(code)
+    except tables.TableError as exc:
+        return Response(exc.message, status=exc.status)
+    seat = current_seat(table)
+    key = request.form.get("reaction", "")
+    if seat is None or table.status != table.PLAYING:
+        return render_table(code, error=_("Only players in a game can react."), status=403)
+    if key not in reactions.CHOICES:
+        return render_table(code, error=_("Choose one of the reactions."), status=400)
+    now = time.time()
+    if reactions.allowed(code, seat.id, now):
+        # Through the hub: with several processes, each shows it to its own sockets.
+        services.publisher().broadcast(
+            code, "reaction", {"player": seat.player_id, "key": key, "at": now}
+        )
+    elif not request.htmx:
+        return render_table(code, error=_("One reaction at a time, please."), status=429)
+    if request.htmx:
+        return Response(status=204)  # the socket shows it (a refused one: nothing)
+    return redirect(url_for("table.show", code=code), 303)

@@ -11,7 +11,7 @@ from babel.support import NullTranslations
 
 from app import i18n
 from app.engine import PLAY, Draw, KeepDrawn
-from app.live.hub import Connection, hub
+from app.live.hub import Connection
 from app.web import board as board_html
 from app.web.presenter import Shared, board
 from tests.web.test_presenter import my_actions, new_game, play_to_turn, snapshot
@@ -88,7 +88,7 @@ def markup_of_names(html: str) -> list[str]:
 
 
 @pytest.fixture
-def sockets(app):
+def sockets(hub, app):
     """Fake sockets registered with the real hub: every push reaches them."""
     opened = []
 
