@@ -81,7 +81,7 @@ def table_context(
         "bot_kinds": BOT_KINDS,
         # For the results' links and text: as a request shows them (a push has none).
         "url_for": path_for,
-        "next_round_seconds": f"{tables.settings.next_round_seconds:g}",
+        "next_round_seconds": f"{tables.current().timing.next_round_seconds:g}",
     }
     if table.status == Table.LOBBY:
         ctx["qr"] = LazyQR(invite_url)
