@@ -99,11 +99,10 @@ def test_a_timed_young_collection_takes_the_middle_generation_in_its_turn(gc_sta
 
 def test_one_timed_collector_per_worker(monkeypatch):
     """Started once, it collects what is due every `every` seconds."""
-    import app.live.hub
     import app.web.serving as serving
 
     started, slept, collected = [], [], []
-    monkeypatch.setattr(app.live.hub, "background", lambda target, name: started.append(target))
+    monkeypatch.setattr(serving, "background", lambda target, name: started.append(target))
     monkeypatch.setattr(serving, "collect_due", lambda: collected.append(1))
     monkeypatch.setattr(serving.collect_young_by_time, "started", False, raising=False)
 
@@ -126,11 +125,10 @@ def test_a_timer_that_fires_late_is_logged_as_a_held_loop(monkeypatch, caplog):
     burst with no collection behind it): logged with the time, a little lateness not."""
     import logging
 
-    import app.live.hub
     import app.web.serving as serving
 
     started, now = [], [100.0]
-    monkeypatch.setattr(app.live.hub, "background", lambda target, name: started.append(target))
+    monkeypatch.setattr(serving, "background", lambda target, name: started.append(target))
     monkeypatch.setattr(serving, "collect_due", lambda: None)
     monkeypatch.setattr(serving.collect_young_by_time, "started", False, raising=False)
     monkeypatch.setattr(serving.time, "monotonic", lambda: now[0])
