@@ -12,10 +12,12 @@ from __future__ import annotations
 from operator import itemgetter
 
 from flask import current_app, url_for
+from markupsafe import Markup
 
 from app import i18n
 
 __all__ = [
+    "grid_cards",
     "opponent_box",
     "own_section",
     "parts",
@@ -24,6 +26,7 @@ __all__ = [
     "shared_piles",
     "shared_pieces",
     "table_html",
+    "viewer_forms",
 ]
 
 
@@ -106,15 +109,39 @@ def own_section(b: dict, slot, move_url: str, version, csrf):
     m = parts()
     mine = b["me"]
     if mine["pressing"] is not None:
-        return m.own_section(b, slot, move_url, version, csrf)
+        return m.own_section(b, grid_cards(mine["grid"]), slot, move_url, version, csrf)
     rows = mine["grid"]
     active = b["my_turn"] or b["setup_left"]
     shows = b["show_totals"] and b["phase"] in ("setup", "play")
     key = (len(rows[0]), cards_of(rows), str(slot), active, shows, mine["face_up"])
-    return i18n.per_catalog(_OWN, key, lambda: m.own_section(b, slot, None, None, None), 4096)
+    return i18n.per_catalog(
+        _OWN, key, lambda: m.own_section(b, grid_cards(rows), slot, None, None, None), 4096
+    )
 
 
 _OWN: dict[int, tuple] = {}
+
+
+def grid_cards(rows) -> Markup:
+    """A grid's cards, each rendered once per position, state, value, button and
+    language (its markup follows from them): a grid that changed renders only the
+    cards no grid showed before."""
+    known = i18n.catalog_cache(_CARDS)
+    out = []
+    for row in rows:
+        for c in row:
+            action = c["action"]
+            key = (c["row"], c["col"], c["state"], c.get("value"), action and action["verb"])
+            found = known.get(key)
+            if found is None:
+                if len(known) >= 8192:
+                    known.clear()
+                found = known[key] = parts().button(c) if action else parts().card(c)
+            out.append(found)
+    return Markup("").join(out)
+
+
+_CARDS: dict[int, tuple] = {}
 
 
 def cards_of(rows) -> tuple:
@@ -133,11 +160,27 @@ def opponent_box(o: dict, cells, slot, show_totals: bool, phase: str):
     # Keys of strings (a Markup is walked by the garbage collector, and so its tuple).
     key = (*(o[k] for k in BOX), len(cells[0]), cards_of(cells), str(slot), show_totals, phase)
     return i18n.per_catalog(
-        _BOXES, key, lambda: parts().opponent(o, cells, slot, show_totals, phase), 4096
+        _BOXES,
+        key,
+        lambda: parts().opponent(o, grid_cards(cells), len(cells[0]), slot, show_totals, phase),
+        4096,
     )
 
 
 _BOXES: dict[int, tuple] = {}
+
+
+def viewer_forms(urls: dict, csrf, reactions, leaving: bool):
+    """A player's reactions form and, while `leaving` is offered, their leave form:
+    rendered once per token, table and language (only the token is theirs, and it lasts
+    as long as their session)."""
+    key = (csrf, urls["react"], urls["leave"], leaving)
+    return i18n.per_catalog(
+        _FORMS, key, lambda: parts().viewer_forms(urls, csrf, reactions, leaving), 4096
+    )
+
+
+_FORMS: dict[int, tuple] = {}
 
 
 def reaction_slot(player_id: str, reaction: dict | None = None, oob: bool = False):

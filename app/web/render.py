@@ -28,6 +28,7 @@ from app.web.board import (
     shared_pieces,
     shared_piles,
     table_html,
+    viewer_forms,
 )
 from app.web.extras import away_countdown
 from app.web.presenter import Shared, board
@@ -346,7 +347,9 @@ def from_remote(answered) -> None:
 
 
 def init_app(app) -> None:
-    app.jinja_env.globals.update(shared_piles=shared_piles, own_section=own_section)
+    app.jinja_env.globals.update(
+        shared_piles=shared_piles, own_section=own_section, viewer_forms=viewer_forms
+    )
 
 
 def _current(code: str) -> Snapshot | None:
