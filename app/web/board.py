@@ -12,14 +12,17 @@ from __future__ import annotations
 from operator import itemgetter
 
 from flask import current_app, url_for
+from jinja2 import pass_context
 from markupsafe import Markup
 
 from app import i18n
 
 __all__ = [
+    "board_section",
     "grid_cards",
     "opponent_box",
     "own_section",
+    "page_board_section",
     "parts",
     "path_for",
     "reaction_slot",
@@ -39,7 +42,50 @@ def parts():
 def table_html(ctx: dict) -> str:
     """The #table section as `ctx` (app.web.render.table_context, with the viewer's
     `csrf`) shows it: a push's and an htmx answer's (no context processor is run)."""
+    if ctx["board"] is not None and ctx["status"] != "lobby":
+        return str(board_section(ctx))
     return current_app.jinja_env.get_template("partials/_table.html").render(ctx)
+
+
+def board_section(ctx) -> Markup:
+    """The #table section of a table with a board (partials/_board.html's macro of the
+    name) as `ctx` shows it: a push renders one per viewer."""
+    b = ctx["board"]
+    urls, version, csrf, memo = ctx["urls"], ctx["version"], ctx["csrf"], ctx["memo"]
+    piles = mine = forms = None
+    results = ""
+    if b["phase"] in ("setup", "play"):
+        piles = shared_piles(b, urls, csrf, version, memo)
+    if b["me"] and b["me"]["grid"]:
+        mine = own_section(b, memo["slots"][b["me"]["id"]], urls["move"], version, csrf)
+    if b["playing"]:
+        leaving = b["phase"] != "game_over"
+        forms = viewer_forms(urls, csrf, ctx["pieces"]["reactions"], leaving)
+    if b["ranking"] or b["result"]:  # as the page has them (a few renderings per round)
+        template = current_app.jinja_env.get_template("partials/_results.html")
+        results = Markup(template.render(ctx))  # a template's rendering, escaped there
+    return parts().board_section(
+        ctx["status"],
+        ctx.get("oob"),
+        version,
+        ctx["pieces"],
+        ctx["error"],
+        ctx["error_field"],
+        ctx["me"] is None,
+        urls,
+        b,
+        ctx["boxes"],
+        piles,
+        mine,
+        forms,
+        results,
+    )
+
+
+@pass_context
+def page_board_section(context) -> Markup:
+    """partials/_table.html's board_section: its context as a push's `ctx`."""
+    return board_section(context.get_all())
 
 
 def path_for(endpoint: str, **values) -> str:
@@ -53,27 +99,43 @@ def path_for(endpoint: str, **values) -> str:
 def shared_pieces(ctx: dict) -> dict:
     """What every viewer of this push sees alike (the same snapshot, phase and language):
     the page's heading, and on a board its opening tag, the away countdown, the round
-    line's parts, the log and the reactions offered."""
+    line's parts, the log and the reactions offered. All but the log and the countdown
+    are kept per table, round, phase and language (they change a few times a round)."""
     memo = ctx["memo"]
     found = memo.get("pieces")
     if found is None:
         b = ctx["board"]
-        m = parts()
         game_number = ctx["table"].game_number
-        found = memo["pieces"] = {
-            "heading": m.heading(ctx["code"], ctx["status"], b, game_number),
-        }
+        if b is None:
+            key = (ctx["code"], ctx["status"], game_number)
+        else:
+            key = (ctx["code"], ctx["status"], game_number, b["phase"], b["round_number"])
+            key += (b["rules"].end_score,)
+        kept = i18n.per_catalog(_PIECES, key, lambda: lasting_pieces(ctx, game_number), 1024)
+        found = memo["pieces"] = dict(kept)
         if b is not None:
-            found |= {
-                "head": m.board_head(game_number, b["phase"], b["round_number"]),
-                "away": m.away_countdown(ctx["away"]),
-                "round": m.round_said(game_number, b["round_number"]),
-                "to_score": m.to_score(b["rules"].end_score),
-                "others": m.others(),
-                "log": m.log(b["log"]),
-                "reactions": m.reaction_buttons(),
-            }
+            m = parts()
+            found["away"] = m.away_countdown(ctx["away"]) if ctx["away"] else ""
+            found["log"] = m.log(b["log"])
     return found
+
+
+def lasting_pieces(ctx: dict, game_number: int) -> dict:
+    b = ctx["board"]
+    m = parts()
+    found = {"heading": m.heading(ctx["code"], ctx["status"], b, game_number)}
+    if b is not None:
+        found |= {
+            "head": m.board_head(game_number, b["phase"], b["round_number"]),
+            "round": m.round_said(game_number, b["round_number"]),
+            "to_score": m.to_score(b["rules"].end_score),
+            "others": m.others(),
+            "reactions": m.reaction_buttons(),
+        }
+    return found
+
+
+_PIECES: dict[int, tuple] = {}
 
 
 # What the piles show (the piles macro reads nothing else of the board).

@@ -23,12 +23,10 @@ from app.tables import Snapshot
 from app.web import services
 from app.web.board import (
     opponent_box,
-    own_section,
+    page_board_section,
     path_for,
     shared_pieces,
-    shared_piles,
     table_html,
-    viewer_forms,
 )
 from app.web.extras import away_countdown
 from app.web.presenter import Shared, board
@@ -347,9 +345,7 @@ def from_remote(answered) -> None:
 
 
 def init_app(app) -> None:
-    app.jinja_env.globals.update(
-        shared_piles=shared_piles, own_section=own_section, viewer_forms=viewer_forms
-    )
+    app.jinja_env.globals.update(board_section=page_board_section)
 
 
 def _current(code: str) -> Snapshot | None:
