@@ -1,11 +1,13 @@
-"""The table (#table) as HTML: partials/_table.html for one viewer, with the pieces of
-partials/_board.html that every viewer of one push sees alike rendered once per push and
-language (kept in the push's `memo`, app.web.render.table_context's), and each other
-player's box once per state of the box and language. Jinja escapes every value.
+"""The table (#table) as HTML: for a table with a board, partials/_board.html's
+board_section for one viewer, with the pieces every viewer of one push sees alike
+rendered once per push and language (kept in the push's `memo`,
+app.web.render.table_context's), each other player's box once per state of the box and
+language, and each card once per position, state and language; partials/_table.html for
+a lobby or a closed table. Jinja escapes every value.
 
-A push renders the board once per viewer: each viewer's template only joins the shared
-pieces with their own (their banner, total, grid and buttons, the piles when it is their
-turn, their forms' CSRF token)."""
+A push renders the board once per viewer: one macro call that only joins the shared
+pieces with the viewer's own (their banner, total, grid and buttons, the piles when it
+is their turn, their forms with their CSRF token, kept per token)."""
 
 from __future__ import annotations
 
@@ -190,6 +192,7 @@ def grid_cards(rows) -> Markup:
     cards no grid showed before."""
     known = i18n.catalog_cache(_CARDS)
     out = []
+    m = None
     for row in rows:
         for c in row:
             action = c["action"]
@@ -198,9 +201,11 @@ def grid_cards(rows) -> Markup:
             if found is None:
                 if len(known) >= 8192:
                     known.clear()
-                found = known[key] = parts().button(c) if action else parts().card(c)
+                m = m or parts()
+                found = known[key] = m.button(c) if action else m.card(c)
             out.append(found)
-    return Markup("").join(out)
+    # Each piece is a macro's rendering (Markup): joined as it is, not escaped again.
+    return Markup("".join(out))
 
 
 _CARDS: dict[int, tuple] = {}
