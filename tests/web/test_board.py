@@ -77,6 +77,18 @@ def test_my_grid_makes_the_pressable_cards_buttons_of_one_form(app):
         assert plain.startswith('<div class="grid mine"') and "<button" not in plain
 
 
+def test_a_players_forms_are_kept_per_token_and_carry_only_theirs(app):
+    urls = {"react": "/t/T/react", "leave": "/t/T/leave"}
+    with app.app_context(), i18n.bound(NullTranslations()):
+        mine = board_html.viewer_forms(urls, "token-a", "", True)
+        theirs = board_html.viewer_forms(urls, "token-b", "", True)
+        assert mine.count('name="csrf_token" value="token-a"') == 2 and "token-b" not in mine
+        assert theirs.count('name="csrf_token" value="token-b"') == 2 and "token-a" not in theirs
+        assert board_html.viewer_forms(urls, "token-a", "", True) is mine  # kept
+        over = board_html.viewer_forms(urls, "token-a", "", False)  # the game is over
+        assert 'class="reactions"' in over and 'class="leave"' not in over
+
+
 # Names a person may type (20 characters at most) that are markup.
 NAMES = ("<img src onerror=a>", '"><script>b()')
 
