@@ -65,17 +65,24 @@ def per_catalog(cache: dict, key: tuple, build, limit: int = 4096):
     be taken for an old one whose id it reuses), cleared whole when `limit` is reached.
     An entry is only its key and value (no tuple of its own): a key of strings and
     numbers with a string value is nothing the garbage collector walks."""
+    known = catalog_cache(cache)
+    found = known.get(key)
+    if found is not None:
+        return found
+    if len(known) >= limit:
+        known.clear()
+    value = known[key] = build()
+    return value
+
+
+def catalog_cache(cache: dict) -> dict:
+    """`cache`'s dict for the current language (see per_catalog), for a caller that
+    looks up many keys at once."""
     t = catalog()
     kept = cache.get(id(t))
     if kept is None or kept[0] is not t:
         kept = cache[id(t)] = (t, {})
-    found = kept[1].get(key)
-    if found is not None:
-        return found
-    if len(kept[1]) >= limit:
-        kept[1].clear()
-    value = kept[1][key] = build()
-    return value
+    return kept[1]
 
 
 @contextmanager

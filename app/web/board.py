@@ -1,29 +1,37 @@
-"""The table (#table) as HTML: partials/_table.html for one viewer, with the pieces of
-partials/_board.html that every viewer of one push sees alike rendered once per push and
-language (kept in the push's `memo`, app.web.render.table_context's), and each other
-player's box once per state of the box and language. Jinja escapes every value.
+"""The table (#table) as HTML: for a table with a board, partials/_board.html's
+board_section for one viewer, with the pieces every viewer of one push sees alike
+rendered once per push and language (kept in the push's `memo`,
+app.web.render.table_context's), each other player's box once per state of the box and
+language, and each card once per position, state and language; partials/_table.html for
+a lobby or a closed table. Jinja escapes every value.
 
-A push renders the board once per viewer: each viewer's template only joins the shared
-pieces with their own (their banner, total, grid and buttons, the piles when it is their
-turn, their forms' CSRF token)."""
+A push renders the board once per viewer: one macro call that only joins the shared
+pieces with the viewer's own (their banner, total, grid and buttons, the piles when it
+is their turn, their forms with their CSRF token, kept per token)."""
 
 from __future__ import annotations
 
 from operator import itemgetter
 
 from flask import current_app, url_for
+from jinja2 import pass_context
+from markupsafe import Markup
 
 from app import i18n
 
 __all__ = [
+    "board_section",
+    "grid_cards",
     "opponent_box",
     "own_section",
+    "page_board_section",
     "parts",
     "path_for",
     "reaction_slot",
     "shared_piles",
     "shared_pieces",
     "table_html",
+    "viewer_forms",
 ]
 
 
@@ -36,7 +44,50 @@ def parts():
 def table_html(ctx: dict) -> str:
     """The #table section as `ctx` (app.web.render.table_context, with the viewer's
     `csrf`) shows it: a push's and an htmx answer's (no context processor is run)."""
+    if ctx["board"] is not None and ctx["status"] != "lobby":
+        return str(board_section(ctx))
     return current_app.jinja_env.get_template("partials/_table.html").render(ctx)
+
+
+def board_section(ctx) -> Markup:
+    """The #table section of a table with a board (partials/_board.html's macro of the
+    name) as `ctx` shows it: a push renders one per viewer."""
+    b = ctx["board"]
+    urls, version, csrf, memo = ctx["urls"], ctx["version"], ctx["csrf"], ctx["memo"]
+    piles = mine = forms = None
+    results = ""
+    if b["phase"] in ("setup", "play"):
+        piles = shared_piles(b, urls, csrf, version, memo)
+    if b["me"] and b["me"]["grid"]:
+        mine = own_section(b, memo["slots"][b["me"]["id"]], urls["move"], version, csrf)
+    if b["playing"]:
+        leaving = b["phase"] != "game_over"
+        forms = viewer_forms(urls, csrf, ctx["pieces"]["reactions"], leaving)
+    if b["ranking"] or b["result"]:  # as the page has them (a few renderings per round)
+        template = current_app.jinja_env.get_template("partials/_results.html")
+        results = Markup(template.render(ctx))  # a template's rendering, escaped there
+    return parts().board_section(
+        ctx["status"],
+        ctx.get("oob"),
+        version,
+        ctx["pieces"],
+        ctx["error"],
+        ctx["error_field"],
+        ctx["me"] is None,
+        urls,
+        b,
+        ctx["boxes"],
+        piles,
+        mine,
+        forms,
+        results,
+    )
+
+
+@pass_context
+def page_board_section(context) -> Markup:
+    """partials/_table.html's board_section: its context as a push's `ctx`."""
+    return board_section(context.get_all())
 
 
 def path_for(endpoint: str, **values) -> str:
@@ -50,27 +101,43 @@ def path_for(endpoint: str, **values) -> str:
 def shared_pieces(ctx: dict) -> dict:
     """What every viewer of this push sees alike (the same snapshot, phase and language):
     the page's heading, and on a board its opening tag, the away countdown, the round
-    line's parts, the log and the reactions offered."""
+    line's parts, the log and the reactions offered. All but the log and the countdown
+    are kept per table, round, phase and language (they change a few times a round)."""
     memo = ctx["memo"]
     found = memo.get("pieces")
     if found is None:
         b = ctx["board"]
-        m = parts()
         game_number = ctx["table"].game_number
-        found = memo["pieces"] = {
-            "heading": m.heading(ctx["code"], ctx["status"], b, game_number),
-        }
+        if b is None:
+            key = (ctx["code"], ctx["status"], game_number)
+        else:
+            key = (ctx["code"], ctx["status"], game_number, b["phase"], b["round_number"])
+            key += (b["rules"].end_score,)
+        kept = i18n.per_catalog(_PIECES, key, lambda: lasting_pieces(ctx, game_number), 1024)
+        found = memo["pieces"] = dict(kept)
         if b is not None:
-            found |= {
-                "head": m.board_head(game_number, b["phase"], b["round_number"]),
-                "away": m.away_countdown(ctx["away"]),
-                "round": m.round_said(game_number, b["round_number"]),
-                "to_score": m.to_score(b["rules"].end_score),
-                "others": m.others(),
-                "log": m.log(b["log"]),
-                "reactions": m.reaction_buttons(),
-            }
+            m = parts()
+            found["away"] = m.away_countdown(ctx["away"]) if ctx["away"] else ""
+            found["log"] = m.log(b["log"])
     return found
+
+
+def lasting_pieces(ctx: dict, game_number: int) -> dict:
+    b = ctx["board"]
+    m = parts()
+    found = {"heading": m.heading(ctx["code"], ctx["status"], b, game_number)}
+    if b is not None:
+        found |= {
+            "head": m.board_head(game_number, b["phase"], b["round_number"]),
+            "round": m.round_said(game_number, b["round_number"]),
+            "to_score": m.to_score(b["rules"].end_score),
+            "others": m.others(),
+            "reactions": m.reaction_buttons(),
+        }
+    return found
+
+
+_PIECES: dict[int, tuple] = {}
 
 
 # What the piles show (the piles macro reads nothing else of the board).
@@ -106,15 +173,42 @@ def own_section(b: dict, slot, move_url: str, version, csrf):
     m = parts()
     mine = b["me"]
     if mine["pressing"] is not None:
-        return m.own_section(b, slot, move_url, version, csrf)
+        return m.own_section(b, grid_cards(mine["grid"]), slot, move_url, version, csrf)
     rows = mine["grid"]
     active = b["my_turn"] or b["setup_left"]
     shows = b["show_totals"] and b["phase"] in ("setup", "play")
     key = (len(rows[0]), cards_of(rows), str(slot), active, shows, mine["face_up"])
-    return i18n.per_catalog(_OWN, key, lambda: m.own_section(b, slot, None, None, None), 4096)
+    return i18n.per_catalog(
+        _OWN, key, lambda: m.own_section(b, grid_cards(rows), slot, None, None, None), 4096
+    )
 
 
 _OWN: dict[int, tuple] = {}
+
+
+def grid_cards(rows) -> Markup:
+    """A grid's cards, each rendered once per position, state, value, button and
+    language (its markup follows from them): a grid that changed renders only the
+    cards no grid showed before."""
+    known = i18n.catalog_cache(_CARDS)
+    out = []
+    m = None
+    for row in rows:
+        for c in row:
+            action = c["action"]
+            key = (c["row"], c["col"], c["state"], c.get("value"), action and action["verb"])
+            found = known.get(key)
+            if found is None:
+                if len(known) >= 8192:
+                    known.clear()
+                m = m or parts()
+                found = known[key] = m.button(c) if action else m.card(c)
+            out.append(found)
+    # Each piece is a macro's rendering (Markup): joined as it is, not escaped again.
+    return Markup("".join(out))
+
+
+_CARDS: dict[int, tuple] = {}
 
 
 def cards_of(rows) -> tuple:
@@ -133,11 +227,27 @@ def opponent_box(o: dict, cells, slot, show_totals: bool, phase: str):
     # Keys of strings (a Markup is walked by the garbage collector, and so its tuple).
     key = (*(o[k] for k in BOX), len(cells[0]), cards_of(cells), str(slot), show_totals, phase)
     return i18n.per_catalog(
-        _BOXES, key, lambda: parts().opponent(o, cells, slot, show_totals, phase), 4096
+        _BOXES,
+        key,
+        lambda: parts().opponent(o, grid_cards(cells), len(cells[0]), slot, show_totals, phase),
+        4096,
     )
 
 
 _BOXES: dict[int, tuple] = {}
+
+
+def viewer_forms(urls: dict, csrf, reactions, leaving: bool):
+    """A player's reactions form and, while `leaving` is offered, their leave form:
+    rendered once per token, table and language (only the token is theirs, and it lasts
+    as long as their session)."""
+    key = (csrf, urls["react"], urls["leave"], leaving)
+    return i18n.per_catalog(
+        _FORMS, key, lambda: parts().viewer_forms(urls, csrf, reactions, leaving), 4096
+    )
+
+
+_FORMS: dict[int, tuple] = {}
 
 
 def reaction_slot(player_id: str, reaction: dict | None = None, oob: bool = False):

@@ -23,10 +23,9 @@ from app.tables import Snapshot
 from app.web import services
 from app.web.board import (
     opponent_box,
-    own_section,
+    page_board_section,
     path_for,
     shared_pieces,
-    shared_piles,
     table_html,
 )
 from app.web.extras import away_countdown
@@ -346,7 +345,7 @@ def from_remote(answered) -> None:
 
 
 def init_app(app) -> None:
-    app.jinja_env.globals.update(shared_piles=shared_piles, own_section=own_section)
+    app.jinja_env.globals.update(board_section=page_board_section)
 
 
 def _current(code: str) -> Snapshot | None:

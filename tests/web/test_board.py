@@ -54,7 +54,9 @@ def test_my_grid_makes_the_pressable_cards_buttons_of_one_form(app):
         parts = board_html.parts()
         b = board(Shared(snap, present=set()), me, "flip")
         mine = b["me"]
-        html = str(parts.my_grid(mine["grid"], mine["pressing"], "/t/T/move", 7, "t"))
+        cards = board_html.grid_cards(mine["grid"])
+        cols = len(mine["grid"][0])
+        html = str(parts.my_grid(cards, cols, mine["pressing"], "/t/T/move", 7, "t"))
         assert html.startswith('<form method="post" action="/t/T/move"')
         assert 'class="grid mine act-discard_drawn"' in html
         assert '<input type="hidden" name="version" value="7">' in html
@@ -71,8 +73,20 @@ def test_my_grid_makes_the_pressable_cards_buttons_of_one_form(app):
         other = next(s for s in snap.seats if s.player_id != turn)
         theirs = board(Shared(snap, set()), other)["me"]
         assert theirs["pressing"] is None
-        plain = parts.my_grid(theirs["grid"])
+        plain = parts.my_grid(board_html.grid_cards(theirs["grid"]), cols)
         assert plain.startswith('<div class="grid mine"') and "<button" not in plain
+
+
+def test_a_players_forms_are_kept_per_token_and_carry_only_theirs(app):
+    urls = {"react": "/t/T/react", "leave": "/t/T/leave"}
+    with app.app_context(), i18n.bound(NullTranslations()):
+        mine = board_html.viewer_forms(urls, "token-a", "", True)
+        theirs = board_html.viewer_forms(urls, "token-b", "", True)
+        assert mine.count('name="csrf_token" value="token-a"') == 2 and "token-b" not in mine
+        assert theirs.count('name="csrf_token" value="token-b"') == 2 and "token-a" not in theirs
+        assert board_html.viewer_forms(urls, "token-a", "", True) is mine  # kept
+        over = board_html.viewer_forms(urls, "token-a", "", False)  # the game is over
+        assert 'class="reactions"' in over and 'class="leave"' not in over
 
 
 # Names a person may type (20 characters at most) that are markup.
