@@ -8,7 +8,7 @@ mean round score, the rounds it ended and how often it was penalised for it, and
 points its column (and row) clears removed a round. Then, for p1: its round margin (its
 score less its opponents' mean) in the rounds it ended and in the others.
 
-It answers questions a win rate cannot: the nineteenth session found with it that the
+It answers questions a win rate cannot: on 2026-12-04 it showed that the
 seat after the expert (p2) clears about 12 points a round against three strong bots,
 where every other seat clears about 8.7 (the expert leaves on the discard pile the
 cards that complete p2's columns; docs/figures.md, "Engine and bots").

@@ -73,7 +73,8 @@ EXPERT = {
 # Against strong bots only, ending a round I am likely lowest in is worth what the strong
 # bot itself gives it: they end rounds sooner than greedy bots, so waiting for a surer end
 # costs more (1.5 against -1.5 gained points against three strong on every fresh screen,
-# and lost points against three greedy; docs/figures.md, "The twenty-second session").
+# and lost points against three greedy; docs/figures.md, "Refits and ending rounds against
+# strong bots, 2026-12-04").
 AGAINST_STRONG = {"end_edge": 1.5}
 
 
