@@ -104,7 +104,3 @@ def start(app) -> None:
     scheduler = services.scheduler
     scheduler.start(app)
     presence.on_change(lambda code, seat_id, present: scheduler.wake(code))
-
-
-def services_of(app) -> Services:
-    return app.extensions[SERVICES]

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import random
 
-import pytest
 from babel.support import NullTranslations
 
 from app import i18n
 from app.engine import PLAY, Draw, KeepDrawn
-from app.live.hub import Connection
 from app.web import board as board_html
 from app.web.presenter import Shared, board
 from tests.web.test_presenter import my_actions, new_game, play_to_turn, snapshot
@@ -99,24 +97,6 @@ def markup_of_names(html: str) -> list[str]:
     found = [n.tag for n in doc.iter() if "onerror" in n.attrs or n.tag == "img"]
     found += ["script: " + n.text() for n in doc.find_all("script") if "b()" in n.text()]
     return found
-
-
-@pytest.fixture
-def sockets(hub, app):
-    """Fake sockets registered with the real hub: every push reaches them."""
-    opened = []
-
-    def connect(code, seat_id, csrf, sink):
-        conn = Connection(code=code, seat_id=seat_id, csrf=csrf, send=sink)
-        with app.app_context():
-            hub.add(conn)
-        opened.append(conn)
-        return conn
-
-    yield connect
-    with app.app_context():
-        for conn in opened:
-            hub.remove(conn)
 
 
 def test_names_that_are_markup_are_text_in_pages_answers_and_pushes(browser, sockets):

@@ -19,7 +19,6 @@ import pytest
 
 from app import tables
 from app.engine import DOWN, view
-from app.live.hub import Connection
 from app.storage.models import Table
 from app.web import presenter
 from tests.web.secrecy_helpers import scan
@@ -57,25 +56,6 @@ def fixed_seed(monkeypatch):
         monkeypatch.setattr(tables.playing, "secrets", fake)
 
     return use
-
-
-@pytest.fixture
-def sockets(hub, app):
-    """Fake sockets registered with the real hub (inside the app, as the socket route
-    does: opening one pushes the presence change); removed after the test."""
-    opened = []
-
-    def connect(code, seat_id, csrf, sink):
-        conn = Connection(code=code, seat_id=seat_id, csrf=csrf, send=sink)
-        with app.app_context():
-            hub.add(conn)
-        opened.append(conn)
-        return conn
-
-    yield connect
-    with app.app_context():
-        for conn in opened:
-            hub.remove(conn)
 
 
 GAMES = [
