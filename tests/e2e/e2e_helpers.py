@@ -402,3 +402,26 @@ def in_view(page: Page, target) -> bool:
            return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight
                   && r.right <= innerWidth; }"""
     )
+
+
+OUT_OF_VIEW = """(selectors) => {
+  const out = [];
+  for (const selector of selectors) {
+    const found = document.querySelectorAll(selector);
+    if (!found.length) out.push(`nothing is ${selector}`);
+    found.forEach((el, i) => {
+      const r = el.getBoundingClientRect();
+      if (r.top < -0.5 || r.left < -0.5 || r.bottom > innerHeight + 0.5
+          || r.right > innerWidth + 0.5)
+        out.push(`${selector} #${i + 1} at ${Math.round(r.left)},${Math.round(r.top)}`
+                 + `-${Math.round(r.right)},${Math.round(r.bottom)} is out of view`);
+    });
+  }
+  return out;
+}"""
+
+
+def out_of_view(page: Page, selectors: list[str]) -> list[str]:
+    """What of each selector's elements lies outside the viewport as the page is scrolled
+    now (and each selector that finds nothing)."""
+    return page.evaluate(OUT_OF_VIEW, selectors)
