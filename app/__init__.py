@@ -50,8 +50,9 @@ def create_app(config: dict | None = None) -> Flask:
         __name__,
         instance_path=os.environ.get("SKYMO_INSTANCE_PATH", str(root / "instance")),
         template_folder=str(root / "templates"),
-        static_folder=str(root / "static"),
+        static_folder=None,  # served by app.web.assets (our scripts and styles minified)
     )
+    app.config["STATIC_FOLDER"] = str(root / "static")
     instance = Path(app.instance_path)
     instance.mkdir(parents=True, exist_ok=True)
     app.config.update(
@@ -65,7 +66,11 @@ def create_app(config: dict | None = None) -> Flask:
         SESSION_REFRESH_EACH_REQUEST=False,
         SESSION_COOKIE_SECURE=os.environ.get("SKYMO_SECURE_COOKIES", "") == "1",
         PERMANENT_SESSION_LIFETIME=60 * 60 * 24 * 30,
-        SOCK_SERVER_OPTIONS={"ping_interval": 25, "max_message_size": 4096},
+        # A socket that stops answering pings is closed within two intervals (8 s), and
+        # a page hears something at least every SOCKET_HEARTBEAT seconds (app.web.ws):
+        # both ends notice a silently dead connection within 10 s.
+        SOCK_SERVER_OPTIONS={"ping_interval": 4, "max_message_size": 4096},
+        SOCKET_HEARTBEAT=4.0,
         SEND_FILE_MAX_AGE_DEFAULT=60 * 60 * 24 * 365,
         # Every form is a few hundred bytes: a bigger body gets 413 before it is read.
         MAX_CONTENT_LENGTH=64 * 1024,

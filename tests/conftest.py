@@ -132,7 +132,8 @@ def free_port() -> int:
 class LiveServer:
     """A real server process (`python -m app`) on a temporary database."""
 
-    def __init__(self, tmp: Path, **env):
+    def __init__(self, tmp: Path, root: Path = ROOT, **env):
+        self.root = root  # the checkout whose code runs (benchmarks compare two)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.tmp = tmp
@@ -149,7 +150,7 @@ class LiveServer:
         self.log = open(self.tmp / "server.log", "ab")  # noqa: SIM115
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "app", "--port", str(self.port)],
-            cwd=ROOT,
+            cwd=self.root,
             env=self.env,
             stdout=self.log,
             stderr=subprocess.STDOUT,

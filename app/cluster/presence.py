@@ -74,10 +74,13 @@ class SharedPresence:
             self._open.setdefault(code, {}).setdefault(seat_id, 0.0)
         self._write(code, lambda: self.broker.socket_held([(code, seat_id)]))
 
-    def closed(self, code: str, seat_id: int) -> None:
+    def closed(self, code: str, seat_id: int, lost: bool = False) -> None:
+        """This process's last socket of the seat closed; `lost`: the connection died, so
+        the requests made while it was open count for nothing."""
         with self._lock:
             seats = self._open.get(code, {})
-            until = seats.pop(seat_id, 0.0)
+            until = 0.0 if lost else seats.pop(seat_id, 0.0)
+            seats.pop(seat_id, None)
             if not seats:
                 self._open.pop(code, None)
         self._write(code, lambda: self.broker.socket_released(code, seat_id, seen_until=until))

@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 
 QUEUE_SIZE = 32  # pushes waiting for one socket before it counts as stalled
 WAKE = object()  # queued by `wake`: the sender looks at its socket again
+HEARTBEAT = ""  # an empty message: htmx swaps nothing, the page knows its socket lives
 
 
 def _gone(html) -> None:
@@ -55,6 +56,7 @@ class Connection:
     sent_version: int = -1  # the newest table version handed to this socket
     _shown: int | None = None  # hash of the HTML last handed to it (None: unknown)
     dead: bool = False
+    lost: bool = False  # it closed without a goodbye from the page (a dead connection)
     _queue: queue.Queue | None = None
     _partial: bool = False  # a direct write left part of a frame: its rest is queued
 
@@ -139,12 +141,19 @@ class Connection:
             with contextlib.suppress(queue.Full):  # a full queue: the sender is busy anyway
                 self._queue.put_nowait(WAKE)
 
-    def pump(self, alive: Callable[[], bool] = lambda: True, woken=None) -> None:
+    def pump(
+        self, alive: Callable[[], bool] = lambda: True, woken=None, heartbeat: float | None = None
+    ) -> None:
         """Send queued pushes until the connection stops or `alive()` turns false; run
         by the socket's own handler (no extra greenlet per socket). `woken()` runs on
-        each `wake`."""
+        each `wake`. After `heartbeat` seconds without a push an empty message goes out:
+        a page cannot see the protocol's pings, and counts its socket dead when it hears
+        nothing for a while."""
         while True:
-            html = self._queue.get()
+            try:
+                html = self._queue.get(timeout=heartbeat)
+            except queue.Empty:
+                html = HEARTBEAT
             if html is None or self.dead or not alive():
                 return
             if html is WAKE:
@@ -157,7 +166,7 @@ class Connection:
                     if isinstance(html, bytes):
                         self._partial = False
             except Exception:
-                self.dead = True
+                self.dead = self.lost = True
                 log.info("dropping a dead socket at table %s", self.code)
                 self.shut()
                 return
@@ -252,7 +261,7 @@ class Hub:
             for holding in self._holding:
                 holding(conn.code, False)
         if self._presence is not None:
-            self._presence.closed(conn.code, conn.seat_id)
+            self._presence.closed(conn.code, conn.seat_id, conn.lost)
 
     def connections(self, code: str) -> list[Connection]:
         with self._lock:

@@ -66,7 +66,10 @@ class Presence:
                 self.shared.opened(code, seat_id)
             self.notify(code, seat_id, True, here_changed=not was_present)
 
-    def closed(self, code: str, seat_id: int | None) -> None:
+    def closed(self, code: str, seat_id: int | None, lost: bool = False) -> None:
+        """A socket of this seat closed; `lost`: without a goodbye (its pings went
+        unanswered, or its connection broke), so the seat is away from now on even if
+        its page made a request within the last minute."""
         if seat_id is None:
             return
         with self._lock:
@@ -79,9 +82,10 @@ class Presence:
             if not seats:
                 self._sockets.pop(code, None)
             seen = self._seen.setdefault(code, {})
-            seen[seat_id] = max(seen.get(seat_id, 0.0), time.time())
+            now = time.time()
+            seen[seat_id] = now if lost else max(seen.get(seat_id, 0.0), now)
         if self.shared is not None:
-            self.shared.closed(code, seat_id)
+            self.shared.closed(code, seat_id, lost)
         # Still present (a recent request, another process's socket): the mark stays.
         self.notify(code, seat_id, False, here_changed=not self._is_present(code, seat_id))
 

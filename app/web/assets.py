@@ -1,4 +1,5 @@
-"""Static files and compression: content-hashed asset URLs (cached for a year), and
+"""Static files and compression: content-hashed asset URLs (cached for a year), our own
+scripts and styles sent minified (rjsmin, rcssmin: read as written, no build step), and
 Flask-Compress for text responses (Brotli when the browser takes it, else gzip), so
 the table page and its assets travel small even without a reverse proxy in front."""
 
@@ -6,13 +7,17 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import mimetypes
 from functools import lru_cache
 from pathlib import Path
 
 import brotli
-from flask import current_app, request, url_for
+import rcssmin
+import rjsmin
+from flask import abort, current_app, request, send_from_directory, url_for
 from flask_compress import Compress
 from werkzeug.http import parse_accept_header
+from werkzeug.security import safe_join
 
 # htmx answers (the partials every move and page link gets) are compressed at the
 # fastest level, by our own answer hook (`compress_answer`); Flask-Compress leaves an
@@ -80,7 +85,37 @@ def _version(path: str, mtime: float) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:10]
 
 
+# Comments and spaces out of what a browser loads: our script and stylesheets are
+# written to be read (and the table page has a weight budget).
+MINIFY = {".js": rjsmin.jsmin, ".css": rcssmin.cssmin}
+
+
+@lru_cache(maxsize=32)
+def _minified(path: str, mtime: float) -> bytes:
+    return MINIFY[Path(path).suffix](Path(path).read_text(encoding="utf-8")).encode()
+
+
+def static_file(filename: str):
+    """/static/<filename>: the vendored (already minified) files as they are, ours
+    minified, each cached by the browser as long as Flask's setting says."""
+    folder = current_app.config["STATIC_FOLDER"]
+    suffix = Path(filename).suffix
+    max_age = current_app.get_send_file_max_age(filename)
+    if suffix not in MINIFY or filename.endswith(".min.js"):
+        return send_from_directory(folder, filename, max_age=max_age)
+    path = safe_join(folder, filename)
+    if path is None or not Path(path).is_file():
+        abort(404)
+    body = _minified(path, Path(path).stat().st_mtime)
+    response = current_app.response_class(body, mimetype=mimetypes.guess_type(filename)[0])
+    response.cache_control.public = True
+    response.cache_control.max_age = max_age
+    response.add_etag()
+    return response.make_conditional(request)
+
+
 def init_app(app) -> None:
+    app.add_url_rule("/static/<path:filename>", endpoint="static", view_func=static_file)
     app.config.setdefault("COMPRESS_ALGORITHM", ["br", "gzip"])
     # Static files are sent as streams: compress those too, with the same choice.
     app.config.setdefault("COMPRESS_ALGORITHM_STREAMING", ["br", "gzip"])
@@ -100,7 +135,7 @@ def init_app(app) -> None:
         every call only in debug mode, where it is being edited)."""
         v = known.get(filename)
         if v is None:
-            path = Path(app.static_folder) / filename
+            path = Path(app.config["STATIC_FOLDER"]) / filename
             v = _version(str(path), path.stat().st_mtime)
             if not app.debug:
                 known[filename] = v

@@ -63,6 +63,12 @@ def board_section(ctx) -> Markup:
     if b["playing"]:
         leaving = b["phase"] != "game_over"
         forms = viewer_forms(urls, csrf, ctx["pieces"]["reactions"], leaving)
+    variants = ""
+    if ctx.get("variants"):
+        variants = Markup("").join(
+            variant(mode, v, ctx, memo["slots"][b["me"]["id"]])
+            for mode, v in ctx["variants"].items()
+        )
     if b["ranking"] or b["result"]:  # as the page has them (a few renderings per round)
         template = current_app.jinja_env.get_template("partials/_results.html")
         results = Markup(template.render(ctx))  # a template's rendering, escaped there
@@ -81,7 +87,17 @@ def board_section(ctx) -> Markup:
         mine,
         forms,
         results,
+        variants,
     )
+
+
+def variant(mode: str, b: dict, ctx: dict, slot):
+    """The banner, piles and grid of another way to play this turn (`b`, the board in
+    that mode), for the page to swap in when the player chooses it."""
+    urls, version, csrf = ctx["urls"], ctx["version"], ctx["csrf"]
+    piles = parts().piles(b, urls, csrf, version)
+    mine = own_section(b, slot, urls["move"], version, csrf)
+    return parts().variant(mode, b["banner"], piles, mine)
 
 
 @pass_context

@@ -275,6 +275,19 @@ def board(shared: Shared, me: Seat | None, mode: str | None = None) -> dict:
     }
 
 
+def other_modes(b: dict) -> tuple[str, ...]:
+    """The modes the viewer may switch this turn to from board `b`: taking the discard
+    pile's top card, or discarding the drawn card to turn one over."""
+    if not b["my_turn"] or b["mode"] is not None:
+        return ()
+    modes = []
+    if b["can_draw"] and b["discard_top"] is not None:
+        modes.append("take")
+    if b["drawn"] is not None and b["face_down_left"]:
+        modes.append("flip")
+    return tuple(modes)
+
+
 def presses(legal, mode: str | None) -> dict[tuple[int, int], str]:
     """The viewer's cards that are buttons now: position -> the type of the move a press
     makes. From the legal actions of the kinds the mode presses."""
@@ -351,11 +364,11 @@ def banner(v, names, my_id, my_turn, setup_left, drawn, mode) -> dict:
     top = rnd["discard_top"]
     if my_turn:
         if drawn is not None and mode == "flip":
-            text = _("Discard the %(card)s: tap a face-down card to turn it over.", card=drawn)
+            text = _("Discard the %(card)s: choose a face-down card to turn over.", card=drawn)
         elif drawn is not None:
-            text = _("You drew %(card)s: tap a card to replace it, or discard it.", card=a(drawn))
+            text = _("You drew %(card)s: choose a card it replaces, or discard it.", card=a(drawn))
         elif mode == "take":
-            text = _("Tap the card the %(card)s replaces.", card=top)
+            text = _("Choose the card the %(card)s replaces.", card=top)
         else:
             text = _("Your turn: draw a card or take the %(card)s.", card=top)
         return {"tone": "last" if last else "you", "text": prefix + text}

@@ -16,6 +16,7 @@ bp = Blueprint("pwa", __name__)
 
 STATIC_FILES = (
     "skymo-1.css",
+    "skymo-pages-1.css",
     "htmx-2.0.11.min.js",
     "htmx-ext-ws-2.0.4.min.js",
     "skymo-1.js",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import math
 import time
 from functools import lru_cache
 from urllib.parse import urlsplit
@@ -29,7 +30,7 @@ from app.web.board import (
     table_html,
 )
 from app.web.extras import away_countdown
-from app.web.presenter import Shared, board
+from app.web.presenter import Shared, board, other_modes
 from app.web.reactions import slots_html
 from app.web.security import csrf_token
 
@@ -80,16 +81,27 @@ def table_context(
         "bot_kinds": BOT_KINDS,
         # For the results' links and text: as a request shows them (a push has none).
         "url_for": path_for,
-        "next_round_seconds": f"{tables.current().timing.next_round_seconds:g}",
     }
     if table.status == Table.LOBBY:
         ctx["qr"] = LazyQR(invite_url)
         ctx["bot_kind_names"] = i18n.bot_kind_names()
     if snap.game is not None:
-        ctx["board"] = board(shared, me, mode)
+        b = ctx["board"] = board(shared, me, mode)
+        # The turn's other modes, rendered ahead (app.web.board.variant).
+        ctx["variants"] = {m: board(shared, me, m) for m in other_modes(b)}
+        if b["phase"] == "round_over":
+            ctx["next_round_left"] = next_round_left(table)
         ctx["boxes"] = boxes(shared)
     ctx["pieces"] = shared_pieces(ctx)
     return ctx
+
+
+def next_round_left(table: Table, now: float | None = None) -> int:
+    """Whole seconds until the next round starts by itself (as app.tables.automation
+    times it: from the round's end)."""
+    now = time.time() if now is None else now
+    start = table.votes.get("round_over_at") or table.updated_at.timestamp()
+    return max(0, math.ceil(start + tables.current().timing.next_round_seconds - now))
 
 
 def table_urls(code: str) -> dict:

@@ -31,15 +31,14 @@ bp = Blueprint("table", __name__, url_prefix="/t")
 
 @bp.app_context_processor
 def limits() -> dict:
-    """Ranges and delays the table's text states, from where they are enforced (the
-    rules' bounds, the lobby's timers, the server's settings), for pages and pushes."""
+    """Ranges the table's text states, from where they are enforced (the rules' bounds,
+    the lobby's timers), for pages and pushes."""
     return {
         "rule_bounds": {
             **BOUNDS,
             "grace_seconds": tables.GRACE_RANGE,
             "rejoin_seconds": tables.REJOIN_RANGE,
         },
-        "next_round_seconds": f"{tables.current().timing.next_round_seconds:g}",
     }
 
 

@@ -10,7 +10,9 @@ from urllib.parse import urlsplit
 
 from flask import current_app, g, request, session
 from flask_babel import get_locale
+from flask_babel import gettext as _
 from simple_websocket import ConnectionClosed
+from wsproto.frame_protocol import CloseReason
 from wsproto.utilities import RemoteProtocolError
 
 from app import tables
@@ -110,10 +112,14 @@ def serve(ws, conn: Connection, what: str, unchanged=lambda: False, to: Hub | No
         if not unchanged():
             to.send_to(conn, what)
         # Clients send nothing we act on: what they send is dropped.
-        conn.pump(alive=lambda: ws.connected, woken=lambda: drain(ws))
+        heartbeat = current_app.config.get("SOCKET_HEARTBEAT")
+        conn.pump(alive=lambda: ws.connected, woken=lambda: drain(ws), heartbeat=heartbeat)
     finally:
         if wakeup is not None:
             wakeup.woken = None
+        # A page that goes says so (a close code); a dead connection (unanswered pings,
+        # a broken pipe) closes with none.
+        conn.lost = conn.lost or getattr(ws, "close_reason", None) == CloseReason.NO_STATUS_RCVD
         to.remove(conn)
         conn.release()
 
@@ -154,7 +160,7 @@ def init_app(app) -> None:
     @app.errorhandler(RemoteProtocolError)
     def _bad_handshake(exc):
         # A malformed WebSocket handshake is the client's error, not a 500.
-        return "Bad WebSocket handshake.", 400
+        return _("Bad WebSocket handshake."), 400
 
     @sock.route("/t/<code>/ws")
     def table_socket(ws, code):

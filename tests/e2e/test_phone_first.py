@@ -72,9 +72,24 @@ ALERTS = """
 window.__buzz = [];
 navigator.vibrate = (ms) => { window.__buzz.push(ms); return true; };
 window.__audio = 0;
+window.__notes = [];
 const Real = window.AudioContext;
+const oscillator = Real.prototype.createOscillator;
+Real.prototype.createOscillator = function () {
+  const made = oscillator.call(this);
+  window.__notes.push(made);
+  return made;
+};
 window.AudioContext = function () { window.__audio += 1; return new Real(); };
 """
+
+
+def open_sound(page):
+    """The header's sound menu, opened: its switch and volume."""
+    menu = page.locator("details.sound-menu")
+    if not menu.evaluate("d => d.open"):
+        click(page, menu.locator("summary"))
+    return page.get_by_label("Game sounds"), page.get_by_label("Volume")
 
 
 def test_your_turn_marks_the_title_buzzes_and_beeps(server, new_context, size):
@@ -85,15 +100,20 @@ def test_your_turn_marks_the_title_buzzes_and_beeps(server, new_context, size):
     set_rules(host, **{"Rows": "2"})
     add_bot(host)
     assert host.evaluate("window.__audio") == 0  # no sound is made until turned on
-    sound = host.get_by_role("button", name="Sound on your turn")
-    expect(sound).to_have_attribute("aria-pressed", "false")
-    click(host, sound)
-    expect(sound).to_have_attribute("aria-pressed", "true")
+    sound, volume = open_sound(host)
+    expect(sound).not_to_be_checked()
+    expect(volume).to_be_disabled()
+    sound.check()
+    expect(volume).to_be_enabled()
+    host.locator("details.sound-menu summary").click()  # closed again
     start(host)
     # Setup: the host turns two cards over, so it is their turn.
     expect(host).to_have_title(re.compile(r"^\u25CF Your turn · Skymo"))
     assert host.evaluate("window.__buzz") == [200]
     assert host.evaluate("window.__audio") == 1
+    # The switch's own sample, then "your turn" (two rising notes).
+    notes = host.evaluate("window.__notes.map(o => o.frequency.value)")
+    assert notes[-2:] == [660, 880], notes
     for _ in range(2):
         click_and_wait_change(host, host.locator("form.act-reveal button.card").first)
     # Then whoever plays, the title says so, and back after: every title the tab shows
@@ -123,9 +143,7 @@ def test_your_turn_marks_the_title_buzzes_and_beeps(server, new_context, size):
 
     # The sound choice is remembered.
     host.reload()
-    expect(host.get_by_role("button", name="Sound on your turn")).to_have_attribute(
-        "aria-pressed", "true"
-    )
+    expect(open_sound(host)[0]).to_be_checked()
 
 
 def test_everyone_sees_the_countdown_for_an_away_player(server, new_context, screenshots, size):

@@ -9,6 +9,7 @@ import time
 
 from app.live import hub as hub_module
 from app.live.hub import Connection
+from app.live.presence import Presence
 from app.web import render
 from tests.web.web_helpers import seat_of
 
@@ -226,3 +227,36 @@ def test_a_lobby_push_draws_no_qr_code_which_the_page_still_shows(hub, browser, 
         hub.remove(watcher)
     assert pushes and "Bob" in pushes[-1] and "<svg" not in pushes[-1]
     assert drawn == []
+
+
+def test_a_quiet_socket_gets_an_empty_message_every_heartbeat():
+    """A page cannot see the protocol's pings: after `heartbeat` seconds without a push
+    its socket sends an empty message (htmx swaps nothing), so that a page hearing
+    nothing knows its connection is dead. A push restarts the count."""
+    sent = []
+    conn = Connection("BEAT", None, "", sent.append, queued=True)
+    conn.start()
+    pump = threading.Thread(target=conn.pump, kwargs={"heartbeat": 0.05}, daemon=True)
+    pump.start()
+    time.sleep(0.13)
+    assert sent and set(sent) == {hub_module.HEARTBEAT} and 2 <= len(sent) <= 3, sent
+    conn.offer("<p>table</p>", 1)
+    time.sleep(0.02)
+    assert sent[-1] == "<p>table</p>"
+    conn.stop()
+    pump.join(1)
+    assert not pump.is_alive()
+
+
+def test_a_socket_lost_without_a_goodbye_ends_its_seats_presence_at_once():
+    """A page's requests count as presence for a minute (a player without JavaScript has
+    no socket); a socket that died (no close from the page) ends it at once, so that the
+    others see the connection lost and the away countdown starts."""
+    presence = Presence()
+    for seat, lost in ((1, True), (2, False)):
+        presence.touch("LOST", seat)  # the page's request
+        presence.opened("LOST", seat)  # its socket
+        presence.closed("LOST", seat, lost=lost)
+    assert presence.present("LOST") == {2}
+    assert presence.away_since("LOST", 1) is not None
+    assert presence.away_since("LOST", 2) is None

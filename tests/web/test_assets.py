@@ -9,6 +9,7 @@ import re
 import brotli
 
 from app.web import assets
+from tests.conftest import ROOT
 from tests.web.web_helpers import seat_table, start
 
 BUDGET = 30 * 1024
@@ -88,3 +89,22 @@ def test_htmx_answers_are_compressed_as_the_browser_asks(browser):
 def countdown_out(html: str) -> str:
     """The partial without its countdown's seconds (they change between two answers)."""
     return re.sub(r'data-left="\d+">\d+', "", html)
+
+
+def test_our_scripts_and_styles_are_sent_minified_the_vendored_ones_as_they_are(client):
+    static = ROOT / "static"
+    for name in ("skymo-1.js", "skymo-1.css", "skymo-pages-1.css"):
+        source = (static / name).read_text()
+        sent = client.get(f"/static/{name}")
+        assert sent.status_code == 200 and sent.cache_control.max_age >= 86400
+        body = sent.get_data(as_text=True)
+        assert len(body) < 0.95 * len(source), name
+        assert "/*" not in body and "\n  " not in body, name
+        # Conditional requests: the browser's copy is still good.
+        again = client.get(f"/static/{name}", headers={"If-None-Match": sent.headers["ETag"]})
+        assert again.status_code == 304
+    htmx = client.get("/static/htmx-2.0.11.min.js")
+    assert htmx.get_data() == (static / "htmx-2.0.11.min.js").read_bytes()
+    assert client.get("/static/icon-32.png").data == (static / "icon-32.png").read_bytes()
+    for missing in ("/static/none.js", "/static/../app/__init__.py", "/static/%2e%2e/README.md"):
+        assert client.get(missing).status_code == 404, missing

@@ -8,6 +8,7 @@ import random
 import re
 
 import pytest
+from flask_babel import force_locale, gettext
 
 from app.i18n import LANGUAGES
 from app.live.hub import Connection
@@ -50,7 +51,7 @@ def visible_words(html: str, allowed: set[str]) -> list[str]:
     for script in doc.find_all("script") + doc.find_all("style"):
         script.children = []
     parts = [doc.text()]
-    for node in doc.iter():
+    for node in doc.iter(templates=True):
         parts.extend(node.attrs.get(a, "") for a in TEXT_ATTRS)
     # Not words: the record format's name, and {placeholders} the page's script fills.
     text = re.sub(r"skymo\.game/1|\{\w+\}", " ", " ".join(parts))
@@ -298,3 +299,14 @@ def test_the_web_manifest_in_the_pages_language(client):
         "fr": "Skymo\xa0: le jeu de cartes entre amis",
         "de": "Skymo: das Kartenspiel mit Freunden",
     }
+
+
+def test_watching_a_replay_never_reads_as_playing_again(app):
+    """German players read "Spiel wiederholen" (the replay) as "play again", which sits
+    beside it: the replay's words say watching."""
+    with app.test_request_context("/?lang=de"), force_locale("de"):
+        again = gettext("Play again")
+        for replay in ("Replay the game", "Replay a game"):
+            said = gettext(replay)
+            assert said != replay and "wiederhol" not in said.lower(), said
+            assert "ansehen" in said and again not in said

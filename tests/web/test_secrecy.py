@@ -235,7 +235,7 @@ def test_scanner_flags_a_drawn_card_shown_to_the_others(drawn_game, monkeypatch)
         (lambda h, g: h.replace('role="img"', 'role="img" data-v="3"', 1), "data attribute"),
         (lambda h, g: h.replace("</main>", _hidden(g) + "</main>"), "hidden input"),
         (lambda h, g: h.replace("</main>", f"<!-- {_pile(g)} --></main>"), "comment"),
-        (lambda h, g: h.replace("<main>", f'<main title="{_pile(g)}">'), "draw pile"),
+        (lambda h, g: h.replace("<main ", f'<main title="{_pile(g)}" ', 1), "draw pile"),
         (lambda h, g: h.replace("</main>", "<script>var s=1</script></main>"), "inline script"),
         (lambda h, g: h.replace("</main>", f"<p>{g.seed}</p></main>"), "seed"),
     ],

@@ -4,6 +4,7 @@ others' sockets as an out-of-band #table, and a (re)connect gets the table at on
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
 
@@ -12,6 +13,7 @@ import websocket
 
 from app.engine import Game
 from app.features.outcome import a
+from tests.conftest import ROOT
 from tests.web.web_helpers import LiveBrowser, parse
 
 
@@ -196,3 +198,17 @@ def test_pushes_made_by_timers_carry_relative_form_urls(live_server):
     attrs = ("action", "formaction", "hx-post", "hx-get")
     urls = [n.attrs[a] for n in doc.iter() for a in attrs if a in n.attrs]
     assert urls and all(u.startswith("/t/") for u in urls), urls
+
+
+def test_both_ends_notice_a_dead_socket_within_10_seconds(app):
+    """The server closes a socket whose ping goes unanswered for one interval (so within
+    two); the page counts its socket dead after QUIET ms without a message, and the
+    server speaks at least every heartbeat (an empty message when nothing happens)."""
+    ping = app.config["SOCK_SERVER_OPTIONS"]["ping_interval"]
+    heartbeat = app.config["SOCKET_HEARTBEAT"]
+    script = (ROOT / "static" / "skymo-1.js").read_text()
+    quiet = int(re.search(r"const QUIET = (\d+);", script).group(1)) / 1000
+    check = int(re.search(r"\}, (\d+)\);\n\n  function update", script).group(1)) / 1000
+    assert 2 * ping <= 10
+    assert heartbeat * 1.5 <= quiet  # a late heartbeat is not taken for a dead socket
+    assert quiet + check <= 10

@@ -46,13 +46,16 @@ class Node:
     def text(self) -> str:
         return "".join(c if isinstance(c, str) else c.text() for c in self.children)
 
-    def iter(self):
-        """Descendant elements in document order."""
+    def iter(self, templates: bool = False):
+        """Descendant elements in document order. As in a browser, a <template>'s
+        content is not part of the document: searched only from the template itself,
+        or with `templates`."""
         stack = [c for c in reversed(self.children) if isinstance(c, Node)]
         while stack:
             node = stack.pop()
             yield node
-            stack.extend(c for c in reversed(node.children) if isinstance(c, Node))
+            if templates or node.tag != "template":
+                stack.extend(c for c in reversed(node.children) if isinstance(c, Node))
 
     def find_all(self, tag=None, cls=None, **attrs) -> list[Node]:
         found = []
