@@ -66,6 +66,8 @@ def test_a_silently_dead_link_is_noticed_by_both_ends_within_10_s(
     ann, bob = two_players(server, new_context, link.url)
     settle(ann)
     expect(ann.locator(BAR)).to_be_hidden()
+    grid_top = "() => document.querySelector('.mine-wrap').getBoundingClientRect().top"
+    bobs_grid = bob.evaluate(grid_top)
     cut = time.monotonic()
     link.cut()
     # Ann's page hears nothing more: within 10 s it says so and the controls wait.
@@ -78,6 +80,7 @@ def test_a_silently_dead_link_is_noticed_by_both_ends_within_10_s(
     expect(away).to_be_visible(timeout=max(1, 10.5 - (time.monotonic() - cut)) * 1000)
     server_noticed = time.monotonic() - cut
     expect(bob.locator(".countdown")).to_contain_text("Ann is not connected")
+    assert bob.evaluate(grid_top) == bobs_grid  # the countdown moved nothing below it
     assert page_noticed <= 10 and server_noticed <= 10.5, (page_noticed, server_noticed)
     bob.screenshot(path=screenshots / "connection-lost-seen-by-others-phone.png")
     # A press while offline is refused with a message, and nothing is sent.
