@@ -83,6 +83,7 @@ def report(line: Line, code: str, text: str, reporter: str, user_id: int | None)
                 reporter_user=user_id,
             )
             .on_conflict_ignore()
+            .as_rowcount()
             .execute()
         )
     return bool(inserted)

@@ -12,7 +12,7 @@ from app.live.hub import Connection
 from app.storage.models import ChatMessage, ChatReport
 from tests.web.web_helpers import form_data, parse, seat_of, seat_table, start
 
-XSS = ['<img src=x onerror=alert(1)>', '"><script>alert(1)</script>']
+XSS = ["<img src=x onerror=alert(1)>", '"><script>alert(1)</script>']
 
 
 @pytest.fixture(autouse=True)
@@ -306,3 +306,21 @@ def test_links_are_not_made_clickable(table):
     chat = parse(bob.page()).by_id("chat")
     assert chat.find("a") is None
     assert "https://example.com/x?y=1" in chat.text()
+
+
+def test_in_a_game_a_message_leaves_the_table_alone(browser, sockets):
+    ann, bob = seat_table(browser, ("Ann", "Bob"))
+    start(ann)
+    got = []
+    bob.page()
+    conn = sockets(ann.code, seat_of(ann.code, "Bob").id, bob.csrf, got.append)
+    conn.sent_version = int(bob.version())  # the page shows the table now
+    got.clear()
+    assert say(ann, "good luck").status_code == 200
+    (push,) = got
+    assert parse(push).by_id("table") is None and "good luck" in push
+    assert conn.sent_version == int(bob.version())  # the table is not sent again
+    # The page of a finished or playing table shows the chat beside the board.
+    doc = parse(bob.page())
+    assert doc.by_id("table").find(cls="board") is not None
+    assert log_lines(bob.page()) == ["Ann: good luck"]
