@@ -69,6 +69,15 @@ def line_view(line: Line, viewer_seat: int | None, reported: set[int]) -> dict:
     }
 
 
+def mutable(seats, viewer: int | None, muted) -> list[dict]:
+    """The people this viewer may mute (not bots, not themselves), in seat order."""
+    return [
+        {"id": s.id, "name": i18n.person(s.name), "muted": s.id in muted}
+        for s in seats
+        if s.bot is None and s.id != viewer
+    ]
+
+
 def reporter(seat) -> tuple[str, int | None]:
     """Who reports: their seat, else their account, else their session (a spectator)."""
     user = signed_in()
@@ -98,11 +107,7 @@ def panel(table, me) -> dict:
             for line in chat_rows.lines(code)
             if line.seat_id not in muted
         ]
-        people = [
-            {"id": s.id, "name": i18n.person(s.name), "muted": s.id in muted}
-            for s in seats_of(code)
-            if s.bot is None and s.id != viewer
-        ]
+        people = mutable(seats_of(code), viewer, muted)
     return {
         "on": on,
         "can_post": on and me is not None,
@@ -220,23 +225,25 @@ def show(code: str, data) -> None:
         line = Line(**data)
     except TypeError:
         return
-    template = None
+    conns = [c for c in services.hub().connections(code) if line.seat_id not in c.muted]
+    if not conns:
+        return
+    template = current_app.jinja_env.get_template("partials/_chat_push.html")
+    seats = seats_of(code)
     made: dict[tuple, str] = {}
-    for conn in services.hub().connections(code):
-        if line.seat_id in conn.muted:
-            continue
-        key = (conn.locale, conn.csrf, conn.seat_id == line.seat_id)
+    for conn in conns:
+        key = (conn.locale, conn.csrf, conn.seat_id, conn.muted)
         if key not in made:
-            template = template or _push_template()
             with i18n.speaking(conn.locale):
-                ctx = {"m": line_view(line, conn.seat_id, set()), "code": code, "csrf": conn.csrf}
+                ctx = {
+                    "m": line_view(line, conn.seat_id, set()),
+                    "people": mutable(seats, conn.seat_id, conn.muted),
+                    "code": code,
+                    "csrf": conn.csrf,
+                }
                 made[key] = template.render(ctx)
         # In the socket's own queue, after the table it last got (never reordered).
         conn.offer(made[key], conn.sent_version, part=True)
-
-
-def _push_template():
-    return current_app.jinja_env.get_template("partials/_chat_push.html")
 
 
 def muted_sockets(code: str, data) -> None:
