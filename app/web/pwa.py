@@ -19,7 +19,6 @@ STATIC_FILES = (
     "htmx-2.0.11.min.js",
     "htmx-ext-ws-2.0.4.min.js",
     "skymo-1.js",
-    "chat.js",
     "icon-32.png",
 )
 THEME = "#102030"
