@@ -5,8 +5,6 @@ the host's setting to a stored database alters no row."""
 
 from __future__ import annotations
 
-import sqlite3
-
 from app import create_app
 from app.storage import chat
 from app.storage.models import ChatMessage, ChatReport, Seat, Table, User, db
@@ -84,13 +82,12 @@ def test_deleting_an_account_deletes_its_messages_and_keeps_its_reports_nameless
     assert words(bob.page()) == ["from bob"]
 
 
-def test_a_stored_database_gains_the_chat_setting_and_keeps_its_rows(app, browser, tmp_path):
+def test_a_stored_database_gains_the_chat_setting_and_keeps_its_rows(app, browser, database_url):
     ann, bob = seat_table(browser, ("Ann", "Bob"))
-    path = db.obj.database
+    with db.connection_context():  # as the database was before the setting
+        db.execute_sql('ALTER TABLE "table" DROP COLUMN chat')
     db.close_all()
-    with sqlite3.connect(path) as raw:  # as the database was before the setting
-        raw.execute('ALTER TABLE "table" DROP COLUMN chat')
-    again = create_app({"TESTING": True, "SECRET_KEY": "t", "DATABASE_URL": f"sqlite:///{path}"})
+    again = create_app({"TESTING": True, "SECRET_KEY": "t", "DATABASE_URL": database_url})
     with again.app_context():
         row = Table.get_by_id(ann.code)
         assert row.chat is None and chat.chat_open(row)  # from before: open
