@@ -166,8 +166,8 @@
     const chat = () => {
       const log = d.getElementById("chat-log"), fold = log?.closest("details");
       if (!fold) return;
-      const badge = d.querySelector("[data-chat-unread]"), seen = +keep.get(seenKey) || 0;
-      const ids = [...log.children].map((li) => +li.dataset.id);
+      const badge = d.querySelector(".chat-unread"), seen = +keep.get(seenKey) || 0;
+      const ids = [...log.children].map((li) => +li.id.slice(6)); // id="chat-m<number>"
       if (fold.open) {
         keep.set(seenKey, Math.max(seen, ...ids));
         log.scrollTop = log.scrollHeight;

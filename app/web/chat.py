@@ -161,21 +161,22 @@ def say(code: str):
 
 @bp.post("/<code>/chat/mute")
 def mute(code: str):
-    """Mute or unmute a player (the button says which), for this viewer only."""
+    """Mute or unmute a player (the button pressed says which), for this viewer only."""
     code = code.upper()
     try:
         table = tables.get_table(code)
     except tables.TableError as exc:
         return render_error(exc.message, exc.status)
     seats = {str(s.id): s for s in seats_of(code) if s.bot is None}
-    target = seats.get(request.form.get("seat", ""))
+    muting = "mute" in request.form  # the button pressed: mute=<seat> or unmute=<seat>
+    target = seats.get(request.form.get("mute" if muting else "unmute", ""))
     if target is None:
         g.chat_said = {"error": _("That player is not at this table."), "field": "mute"}
         if request.htmx:
             return whole(table, 404)
         return render_table(code, status=404, page=True)
     muted = set(muted_here(code))
-    if request.form.get("muted") == "1":
+    if muting:
         muted.add(target.id)
     else:
         muted.discard(target.id)

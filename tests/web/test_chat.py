@@ -208,8 +208,9 @@ def test_a_viewer_mutes_a_player_on_pages_and_pushes_then_unmutes(table):
     form = next(
         f for f in parse(bob.page()).find_all("form") if f.attrs.get("action", "").endswith("/mute")
     )
-    assert form.find("button").text() == "Mute Ann"
-    response = bob.post(form.attrs["action"], form_data(form), htmx=True)
+    button = form.find("button")
+    assert button.text() == "Mute Ann" and button.attrs["value"] == str(ann_seat)
+    response = bob.post(form.attrs["action"], form_data(form, button), htmx=True)
     assert response.status_code == 200
     doc = parse(response.data)
     assert doc.by_id("chat") is not None and log_lines(response.data) == []
@@ -218,13 +219,13 @@ def test_a_viewer_mutes_a_player_on_pages_and_pushes_then_unmutes(table):
     assert len(got["Bob"]) == 1 and len(got["watcher"]) == 2  # only Bob muted her
     assert log_lines(bob.page()) == [] and len(log_lines(watcher.page())) == 2
     # Without JavaScript: unmute, back to the open chat, her messages shown again.
-    unmute = bob.post(form.attrs["action"], {"seat": ann_seat, "muted": "0"})
+    unmute = bob.post(form.attrs["action"], {"unmute": ann_seat})
     assert unmute.status_code == 303
     assert log_lines(bob.page()) == ["Ann: before", "Ann: muted now"]
     say(ann, "heard again")
     assert len(got["Bob"]) == 2 and "heard again" in got["Bob"][-1]
     # Nobody else's sockets were touched; a seat not at the table is refused.
-    bad = bob.post(form.attrs["action"], {"seat": "999", "muted": "1"}, htmx=True)
+    bad = bob.post(form.attrs["action"], {"mute": "999"}, htmx=True)
     assert bad.status_code == 404 and "That player is not at this table." in bad.data.decode()
 
 
