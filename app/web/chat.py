@@ -153,7 +153,7 @@ def say(code: str):
     try:
         line = chat.post(table, current_seat(table), text, request.form.get("phrase"))
     except tables.TableError as exc:
-        return refused(code, exc, text if isinstance(text, str) else "")
+        return refused(code, exc, text)
     # Through the publisher: with several processes, each shows it to its own sockets.
     services.publisher().broadcast(code, "chat", line.to_dict())
     return compose(code) if request.htmx else back(code)
