@@ -14,6 +14,7 @@ from app.storage import models
 from app.web import (
     assets,
     auth,
+    chat,
     extras,
     lobby,
     pwa,
@@ -101,6 +102,7 @@ def create_app(config: dict | None = None) -> Flask:
     extras.init_app(app)
     pwa.init_app(app)
     reactions.init_app(app)
+    chat.init_app(app)
     render.init_app(app)
     score.init_app(app)
     replay.init_app(app)

@@ -351,4 +351,33 @@
   if ("serviceWorker" in navigator && me?.dataset.sw) {
     navigator.serviceWorker.register(me.dataset.sw).catch(() => {});
   }
+  // The table chat (its own block): the unread count on its folded bar, the newest line
+  // in view, the bar left open or folded as the player left it (per table).
+  {
+    const seenKey = "skymo-chat-seen:" + location.pathname;
+    const openKey = "skymo-chat-open:" + location.pathname;
+    const chat = () => {
+      const log = d.getElementById("chat-log"), fold = log?.closest("details");
+      if (!fold) return;
+      const badge = d.querySelector(".chat-unread"), seen = +keep.get(seenKey) || 0;
+      const ids = [...log.children].map((li) => +li.id.slice(6)); // id="chat-m<number>"
+      if (fold.open) {
+        keep.set(seenKey, Math.max(seen, ...ids));
+        log.scrollTop = log.scrollHeight;
+      }
+      const unread = fold.open ? 0 : ids.filter((id) => id > seen).length;
+      badge.lastChild.textContent = unread;
+      badge.hidden = !unread;
+    };
+    d.addEventListener("toggle", (e) => {
+      if (!e.target.matches?.("#chat details")) return;
+      keep.set(openKey, e.target.open ? 1 : 0);
+      chat();
+    }, true);
+    const fold = d.querySelector("#chat details");
+    if (fold && keep.get(openKey) === "1") fold.open = true;
+    d.addEventListener("htmx:wsAfterMessage", chat);
+    d.addEventListener("htmx:afterSettle", chat);
+    chat();
+  }
 })();

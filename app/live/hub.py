@@ -42,6 +42,7 @@ class Connection:
     name: str = ""  # a signed-in visitor's username, prefilled in the join form
     locale: str = "en"  # the language of the page that opened the socket: pushes use it
     page: str = ""  # the id of the page that opened the socket (`?p=`), if it sent one
+    muted: frozenset = frozenset()  # seat ids whose chat messages this viewer hides
     # True: pushes wait in a queue that `pump` sends from (sockets); False: send() is
     # called by whoever publishes (tests that capture pushes).
     queued: bool = False

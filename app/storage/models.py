@@ -71,6 +71,9 @@ class Table(BaseModel):
     rejoin_seconds = pw.IntegerField(default=180)
     # Per-round and per-game choices of the players: next-round presses, rematch opt-ins.
     votes = JSONField(default=dict)
+    # The host's setting: the table's chat is open. Nullable so that adding the column
+    # to a stored database alters no table (SQLite would rebuild it, cascading its seats).
+    chat = pw.BooleanField(default=True, null=True)
     created_at = pw.DateTimeField(default=utcnow)
     updated_at = pw.DateTimeField(default=utcnow, index=True)
 
@@ -209,7 +212,53 @@ class Due(BaseModel):
     version = pw.IntegerField(default=0)  # the table version `at` was worked out from
 
 
-MODELS = [Table, User, Seat, GameRecord, PastRound, Result, ScoreSheet, SheetRound, Due]
+class ChatMessage(BaseModel):
+    """A line of a table's chat (app.storage.chat): typed text, or a quick phrase's key
+    (shown in each reader's language). Kept for the table's life: removed when it closes,
+    with its seat, or with the table row."""
+
+    table = pw.ForeignKeyField(Table, backref="chat_messages", on_delete="CASCADE")
+    seat = pw.ForeignKeyField(Seat, backref="chat_messages", on_delete="CASCADE")
+    text = pw.CharField(max_length=1000, null=True)  # as typed, cleaned (None: a phrase)
+    phrase = pw.CharField(max_length=20, null=True)  # a quick phrase's key
+    sent_at = pw.DateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("table", "id"), False),)
+
+
+class ChatReport(BaseModel):
+    """A chat message someone reported, for the operator (`python -m app.cli.moderation`).
+    It keeps what was shown (the words, the sender's name, the table's code) as plain
+    values: the evidence outlives the message, which goes with its table."""
+
+    message_id = pw.IntegerField()
+    table_code = pw.CharField(max_length=12, index=True)
+    sender = pw.CharField(max_length=40)  # the sender's name at the time
+    text = pw.CharField(max_length=1000)  # the message as shown (a phrase: its English)
+    # Who reported: "s<seat id>" (a player), "u<account id>" or "v<random>" (a spectator,
+    # by their session). One report per message and reporter.
+    reporter = pw.CharField(max_length=40)
+    reporter_user = pw.ForeignKeyField(User, null=True, on_delete="SET NULL")
+    reported_at = pw.DateTimeField(default=utcnow, index=True)
+
+    class Meta:
+        indexes = ((("message_id", "reporter"), True),)
+
+
+MODELS = [
+    Table,
+    User,
+    Seat,
+    GameRecord,
+    PastRound,
+    Result,
+    ScoreSheet,
+    SheetRound,
+    Due,
+    ChatMessage,
+    ChatReport,
+]
 SCHEMA_LOCK = 727_274  # the advisory lock id processes take while creating the schema
 
 
@@ -230,6 +279,10 @@ def _migrate(database) -> None:
             migrate(
                 SchemaMigrator.from_database(database).add_column(user, "language", User.language)
             )
+    table = Table._meta.table_name
+    if database.table_exists(table) and "chat" not in {c.name for c in database.get_columns(table)}:
+        with database.atomic():
+            migrate(SchemaMigrator.from_database(database).add_column(table, "chat", Table.chat))
     seat = Seat._meta.table_name
     if not database.table_exists(seat):
         return

@@ -10,12 +10,19 @@ from flask_babel import gettext as _
 from app import i18n
 from app.bots.registry import BOTS
 from app.engine import RuleError, RuleSet
+from app.storage import chat
 from app.storage.models import Seat, Table, db
 from app.storage.table_store import Snapshot, TableError, seats_of, store
 from app.tables import service
 from app.tables.playing import new_game
 from app.tables.step import ANY_VERSION, Change, Unchanged
-from app.tables.validation import clean_name, parse_rules, parse_timers, rule_message
+from app.tables.validation import (
+    clean_name,
+    parse_chat,
+    parse_rules,
+    parse_timers,
+    rule_message,
+)
 
 MAX_SEATS = 8
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: codes are read aloud
@@ -138,6 +145,7 @@ def update_rules(code: str, seat: Seat | None, form) -> Snapshot:
         )
         table.rules = rules.to_dict()
         table.public = str(form.get("public", "")).lower() in ("on", "1", "true")
+        table.chat = parse_chat(form, chat.chat_open(table))
 
     return _lobby_change(code, act)
 
@@ -184,6 +192,7 @@ def remove_seat(code: str, seat: Seat | None, target_id) -> Snapshot:
             table.host_seat = people[0].id if people else None
             if table.host_seat is None:
                 table.status = Table.CLOSED
+                chat.forget_table(table.code)
 
     return _lobby_change(code, act)
 

@@ -15,6 +15,11 @@ NAME_MAX = 20
 NAME_CODE_POINTS = 200  # what the NAME_MAX characters a person sees may hide
 GRACE_RANGE = (5, 120)
 REJOIN_RANGE = (30, 1800)
+MESSAGE_MAX = 200  # characters a person sees, as names count them
+MESSAGE_CODE_POINTS = 1000
+# Bidi embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069) and the marks
+# (U+200E, U+200F, U+061C): they could turn the rest of the chat or a name around.
+BIDI = frozenset(map(chr, [*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x61C]))
 
 
 def clean_name(name, seats: list[Seat] | None = None, exclude: Seat | None = None) -> str:
@@ -42,6 +47,32 @@ def unshowable(name: str) -> bool:
     """A control character: nothing a page can show (a tab or a newline is folded into
     a space before this is asked)."""
     return any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in name)
+
+
+def clean_message(text) -> str:
+    """A chat message as stored: spaces folded, control and bidi characters removed;
+    TableError (field "text") when nothing is left or it is too long."""
+    if not isinstance(text, str):
+        text = ""
+    text = " ".join(text.split())  # newlines and tabs fold into spaces first
+    text = "".join(ch for ch in text if not (unshowable(ch) or ch in BIDI)).strip()
+    if not text:
+        raise TableError(_("Type a message: it was empty."), field="text")
+    if len(regex.findall(r"\X", text)) > MESSAGE_MAX or len(text) > MESSAGE_CODE_POINTS:
+        raise TableError(
+            _("A message has at most %(num)s characters.", num=MESSAGE_MAX), field="text"
+        )
+    return text
+
+
+def parse_chat(form, current: bool) -> bool:
+    """The lobby form's chat setting ("on" or "off"); absent: unchanged."""
+    raw = form.get("chat")
+    if raw is None:
+        return current
+    if raw not in ("on", "off"):
+        raise TableError(_("Chat: that value is not one of the choices."), field="chat")
+    return raw == "on"
 
 
 def parse_rules(form) -> RuleSet:

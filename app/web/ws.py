@@ -22,6 +22,7 @@ from app.live.hub import Connection, Hub
 from app.storage.models import db
 from app.web import services, sock
 from app.web.auth import signed_in
+from app.web.chat import muted_here
 from app.web.security import csrf_token
 from app.web.socket_writes import whole_writes
 
@@ -184,6 +185,7 @@ def init_app(app) -> None:
             name=user.username if user else "",
             locale=str(get_locale()),
             page=page_id(request.args.get("p", "")),
+            muted=muted_here(code),  # chat senders this viewer muted
             queued=True,  # sent from its own queue: a slow reader delays nobody
             close=ws.close,
         )

@@ -24,8 +24,8 @@ ALLOWED_DATA = {
     "data-done": re.compile(r"[^\d]+"),
     "data-fail": re.compile(r"[^\d]+"),
     "data-title": re.compile(r"[^\d]+"),
-    "data-graphemes": re.compile(r"20"),
-    "data-too-long": re.compile(r"[^\d]*20[^\d]*"),
+    "data-graphemes": re.compile(r"20|200"),  # a name's length, a chat message's
+    "data-too-long": re.compile(r"[^\d]*(20|200)[^\d]*"),
     "data-sound": re.compile(r""),
     "data-part": re.compile(r"banner|piles|actions|mine"),
     "data-mode": re.compile(r"take|flip|"),
