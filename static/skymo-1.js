@@ -15,31 +15,14 @@
   let drew = false; // a drawn card was showing
   let ended = false; // the round's results were showing
 
-  // Game sounds, made here (no sound file, nothing loaded until sound is turned on):
-  // a few notes each, at the volume chosen. Off until the player turns them on.
-  const SOUNDS = {
-    turn: [[660, 880], 0.12], draw: [[392], 0.08], flip: [[523], 0.07],
-    clear: [[523, 659, 784], 0.1], round: [[784, 659, 523, 392], 0.14],
-  };
-  let audio = null;
+  // Game sounds: off until the player turns them on; their code (static/sounds-1.js)
+  // is loaded the first time one is due.
+  let sounds = null;
   function play(name) {
-    if (keep.get("skymo-sound") !== "on") return;
+    if (keep.get("skymo-sound") !== "on" || !me?.dataset.sounds) return;
     const volume = (keep.get("skymo-volume") ?? 60) / 100;
-    const [notes, step] = SOUNDS[name];
-    try {
-      audio = audio || new AudioContext();
-      notes.forEach((f, i) => {
-        const osc = audio.createOscillator();
-        const gain = audio.createGain();
-        const t = audio.currentTime + i * step;
-        osc.frequency.value = f;
-        gain.gain.setValueAtTime(0.25 * volume, t);
-        gain.gain.exponentialRampToValueAtTime(0.001, t + step * 2);
-        osc.connect(gain).connect(audio.destination);
-        osc.start(t);
-        osc.stop(t + step * 2);
-      });
-    } catch (e) { /* no audio here */ }
+    sounds = sounds || import(me.dataset.sounds);
+    sounds.then((m) => m.play(name, volume)).catch(() => { sounds = null; });
   }
 
   function soundControls() {

@@ -1,7 +1,8 @@
 """Static files and compression: content-hashed asset URLs (cached for a year), our own
-scripts and styles sent minified (rjsmin, rcssmin: read as written, no build step), and
-Flask-Compress for text responses (Brotli when the browser takes it, else gzip), so
-the table page and its assets travel small even without a reverse proxy in front."""
+scripts and styles sent minified (rjsmin, rcssmin: read as written, no build step),
+scripts and styles compressed once (Zopfli, Brotli), and Flask-Compress for other text
+responses (Brotli when the browser takes it, else gzip), so the table page and its
+assets travel small even without a reverse proxy in front."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 import brotli
 import rcssmin
 import rjsmin
+import zopfli.gzip
 from flask import abort, current_app, request, send_from_directory, url_for
 from flask_compress import Compress
 from werkzeug.http import parse_accept_header
@@ -88,26 +90,47 @@ def _version(path: str, mtime: float) -> str:
 # Comments and spaces out of what a browser loads: our script and stylesheets are
 # written to be read (and the table page has a weight budget).
 MINIFY = {".js": rjsmin.jsmin, ".css": rcssmin.cssmin}
+# Scripts and styles are compressed once per process at the smallest sizes the formats
+# allow (Zopfli's gzip, Brotli's quality 11: about 0.1 s for htmx, once), since every
+# browser fetches them once and keeps them a year.
+PACKED = {".js", ".css"}
 
 
-@lru_cache(maxsize=32)
-def _minified(path: str, mtime: float) -> bytes:
-    return MINIFY[Path(path).suffix](Path(path).read_text(encoding="utf-8")).encode()
+@lru_cache(maxsize=64)
+def _packed(path: str, mtime: float) -> dict[str, bytes]:
+    """A static file as it is sent: ours minified; as is, gzipped, and in Brotli."""
+    suffix = Path(path).suffix
+    if suffix in MINIFY and not path.endswith(".min.js"):
+        body = MINIFY[suffix](Path(path).read_text(encoding="utf-8")).encode()
+    else:
+        body = Path(path).read_bytes()
+    return {
+        "identity": body,
+        "gzip": zopfli.gzip.compress(body),
+        "br": brotli.compress(body, quality=11),
+    }
 
 
 def static_file(filename: str):
-    """/static/<filename>: the vendored (already minified) files as they are, ours
-    minified, each cached by the browser as long as Flask's setting says."""
+    """/static/<filename>: scripts and styles minified (ours) and compressed once, the
+    rest (icons) as Flask sends files; each cached by the browser as long as Flask's
+    setting says."""
     folder = current_app.config["STATIC_FOLDER"]
-    suffix = Path(filename).suffix
     max_age = current_app.get_send_file_max_age(filename)
-    if suffix not in MINIFY or filename.endswith(".min.js"):
+    if Path(filename).suffix not in PACKED:
         return send_from_directory(folder, filename, max_age=max_age)
     path = safe_join(folder, filename)
     if path is None or not Path(path).is_file():
         abort(404)
-    body = _minified(path, Path(path).stat().st_mtime)
-    response = current_app.response_class(body, mimetype=mimetypes.guess_type(filename)[0])
+    packed = _packed(path, Path(path).stat().st_mtime)
+    accepted = parse_accept_header(request.headers.get("Accept-Encoding", ""))
+    encoding = accepted.best_match(["br", "gzip"]) or "identity"
+    response = current_app.response_class(
+        packed[encoding], mimetype=mimetypes.guess_type(filename)[0]
+    )
+    if encoding != "identity":
+        response.headers["Content-Encoding"] = encoding  # Flask-Compress leaves it be
+    response.vary.add("Accept-Encoding")
     response.cache_control.public = True
     response.cache_control.max_age = max_age
     response.add_etag()

@@ -20,6 +20,7 @@ STATIC_FILES = (
     "htmx-2.0.11.min.js",
     "htmx-ext-ws-2.0.4.min.js",
     "skymo-1.js",
+    "sounds-1.js",
     "icon-32.png",
 )
 THEME = "#102030"

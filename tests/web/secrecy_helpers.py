@@ -35,6 +35,7 @@ ALLOWED_DATA = {
     "data-not-sent": re.compile(r"[^\d]+"),
     "data-failed": re.compile(r"[^\d]+"),
     "data-sw": re.compile(r"/sw\.js"),
+    "data-sounds": re.compile(r"/static/sounds-1\.js\?v=[0-9a-f]{10}"),
 }
 MOVE_TYPES = {"reveal", "take_discard", "draw", "keep_drawn", "discard_drawn"}
 LOCATOR = re.compile(r"Row \d+, column \d+")

@@ -108,3 +108,20 @@ def test_our_scripts_and_styles_are_sent_minified_the_vendored_ones_as_they_are(
     assert client.get("/static/icon-32.png").data == (static / "icon-32.png").read_bytes()
     for missing in ("/static/none.js", "/static/../app/__init__.py", "/static/%2e%2e/README.md"):
         assert client.get(missing).status_code == 404, missing
+
+
+def test_scripts_and_styles_are_compressed_once_as_the_browser_asks(client):
+    """Each in the smallest form the browser takes (Brotli, else gzip, else as is), the
+    same bytes every time (compressed once per process), cached by encoding."""
+    for name in ("skymo-1.js", "htmx-2.0.11.min.js", "skymo-1.css"):
+        plain = client.get(f"/static/{name}").get_data()
+        for encoding, decode in (("br", brotli.decompress), ("gzip", gzip.decompress)):
+            sent = client.get(f"/static/{name}", headers={"Accept-Encoding": encoding})
+            assert sent.headers["Content-Encoding"] == encoding
+            assert "Accept-Encoding" in sent.headers["Vary"]
+            assert decode(sent.get_data()) == plain
+            assert len(sent.get_data()) < 0.5 * len(plain)
+            again = client.get(f"/static/{name}", headers={"Accept-Encoding": encoding})
+            assert again.get_data() == sent.get_data()
+        both = client.get(f"/static/{name}", headers={"Accept-Encoding": "gzip, br"})
+        assert both.headers["Content-Encoding"] == "br"
