@@ -4,6 +4,7 @@
 - ports.py: what the service needs from its adapters (app/wiring.py picks them)
 - step.py: a change's parts
 - lobby.py: lobby commands; playing.py: game commands
+- clock.py: the turn clock (the host's seconds per turn, players who let it run out)
 - automation.py: bots, away players, timers (app.live.scheduler and
   app.cluster.due run them when due)
 - validation.py: names, the rules form, timers"""
@@ -27,6 +28,7 @@ from app.tables.lobby import (
     update_rules,
 )
 from app.tables.playing import (
+    come_back,
     forfeit,
     opt_rematch,
     play,
@@ -94,6 +96,7 @@ __all__ = [
     "add_bot",
     "change",
     "clean_name",
+    "come_back",
     "create_table",
     "forfeit",
     "game_record",

@@ -12,7 +12,7 @@ from app.engine import PLAY, ROUND_OVER, SETUP, Forfeit, view
 from app.storage import chat
 from app.storage.models import Table
 from app.storage.table_store import Snapshot
-from app.tables import service
+from app.tables import clock, service
 from app.tables.playing import bot_setup
 from app.tables.ports import Presence
 from app.tables.service import Timing
@@ -48,9 +48,13 @@ def next_automatic(
         # From when they are (or, with no socket, will be) away: timers are due from
         # then, and a seat seen again in the meantime just moves them later.
         since = presence.absent_from(table.code, seat.id)
+        idle = clock.absent_since(table, p.id)  # let the turn clock run out too often
+        if idle is not None:
+            since = idle if since is None else min(since, idle)
         if since is not None:
             away[p.id] = since
             candidates.append((since + table.rejoin_seconds, "forfeit", p.id))
+    due = clock.deadline(table, updated)
     if game.phase == SETUP:
         for p in game.players:
             if game.round.setup_left.get(p.id, 0) <= 0 or p.id in game.forfeited:
@@ -60,6 +64,8 @@ def next_automatic(
             elif p.id in away:
                 when = max(updated, away[p.id]) + table.grace_seconds
                 candidates.append((when, "proxy_setup", p.id))
+            elif due is not None:
+                candidates.append((due, "clock_setup", p.id))
     elif game.phase == PLAY:
         current = game.player(game.round.turn)
         if current.bot:
@@ -67,6 +73,8 @@ def next_automatic(
         elif current.id in away:
             when = max(updated, away[current.id]) + table.grace_seconds
             candidates.append((when, "proxy", current.id))
+        elif due is not None:
+            candidates.append((due, "clock", current.id))
     elif game.phase == ROUND_OVER:
         start = table.votes.get("round_over_at") or updated
         candidates.append((start + timing.next_round_seconds, "next_round", None))
@@ -101,12 +109,12 @@ def run_automatic(code: str, *, ignore_delays: bool = False, now: float | None =
         when, kind, player = due
         if (kind not in ("bot", "bot_setup")) if ignore_delays else when > now:
             raise Unchanged
-        _do(ch, kind, player)
+        _do(ch, kind, player, now)
 
     return tables.change(code, act, missing_ok=True) is not None
 
 
-def _do(ch: Change, kind: str, player: str | None) -> None:
+def _do(ch: Change, kind: str, player: str | None, now: float) -> None:
     table, game = ch.table, ch.game
     if kind == "close_lobby":
         table.status = Table.CLOSED
@@ -125,13 +133,17 @@ def _do(ch: Change, kind: str, player: str | None) -> None:
     elif kind == "bot":
         rng = random.Random(f"{game.seed}:{table.version}")
         game.apply(player, choose(game.player(player).bot, view(game, player), rng))
-    elif kind in ("proxy", "proxy_setup"):
-        # An away player's whole turn (or all their first flips) at once.
+    elif kind in ("proxy", "proxy_setup", "clock", "clock_setup"):
+        # An away player's whole turn (or all their first flips) at once; the same for
+        # a player whose turn clock ran out, which counts against them.
+        setup = kind.endswith("_setup")
         rng = random.Random(f"{game.seed}:{table.version}")
-        while game.legal_actions(player) and (kind == "proxy_setup" or game.round.turn == player):
+        while game.legal_actions(player) and (setup or game.round.turn == player):
             game.apply(player, choose(PROXY_BOT, view(game, player), rng))
-            if kind == "proxy" and game.round.drawn is None:
+            if not setup and game.round.drawn is None:
                 break
+        if kind.startswith("clock"):
+            clock.timed_out(table, player, now)
     elif kind == "forfeit":
         game.apply(player, Forfeit())
     elif kind == "next_round":

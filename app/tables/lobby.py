@@ -13,7 +13,7 @@ from app.engine import RuleError, RuleSet
 from app.storage import chat
 from app.storage.models import Seat, Table, db
 from app.storage.table_store import Snapshot, TableError, seats_of, store
-from app.tables import service
+from app.tables import clock, service
 from app.tables.playing import new_game
 from app.tables.step import ANY_VERSION, Change, Unchanged
 from app.tables.validation import (
@@ -146,6 +146,7 @@ def update_rules(code: str, seat: Seat | None, form) -> Snapshot:
         table.rules = rules.to_dict()
         table.public = str(form.get("public", "")).lower() in ("on", "1", "true")
         table.chat = parse_chat(form, chat.chat_open(table))
+        table.turn_clock = clock.parse(form, table.turn_clock)
 
     return _lobby_change(code, act)
 

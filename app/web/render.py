@@ -108,7 +108,7 @@ def table_urls(code: str) -> dict:
     """The table's URLs its forms and links use (built once per push). Paths: outside a
     request (a timer's push) url_for would make them absolute, with this process's own
     host, which a reverse proxy's visitors cannot reach."""
-    names = ("show", "move", "leave")
+    names = ("show", "move", "leave", "back")
     return {name: url_for(f"table.{name}", code=code, _external=False) for name in names} | {
         "react": url_for("table.react", code=code, _external=False),
         "home": url_for("lobby.home", _external=False),
