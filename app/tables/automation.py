@@ -138,7 +138,12 @@ def _do(ch: Change, kind: str, player: str | None, now: float) -> None:
         # a player whose turn clock ran out, which counts against them.
         setup = kind.endswith("_setup")
         rng = random.Random(f"{game.seed}:{table.version}")
-        while game.legal_actions(player) and (setup or game.round.turn == player):
+        while game.legal_actions(player) and (
+            # The first flips only: the turn that may follow them is timed on its own.
+            game.phase == SETUP and game.round.setup_left.get(player, 0) > 0
+            if setup
+            else game.round.turn == player
+        ):
             game.apply(player, choose(PROXY_BOT, view(game, player), rng))
             if not setup and game.round.drawn is None:
                 break

@@ -114,7 +114,8 @@ def test_a_timed_out_setup_turns_the_cards_for_whoever_waits(automatic, clocked_
     assert not automatic(code, now=start + 29)
     assert automatic(code, now=start + 31)
     table, game = state(code)
-    assert game.phase == PLAY  # Bob's first cards were turned for him
+    assert game.phase == PLAY  # Bob's first cards were turned for him, and only them
+    assert not [e for e in game.round.log if e["type"] in ("draw", "take_discard")]
     assert table.clock["timeouts"] == {seats["Bob"].player_id: 1}
 
 
