@@ -5,6 +5,7 @@
 - step.py: a change's parts
 - lobby.py: lobby commands; playing.py: game commands
 - clock.py: the turn clock (the host's seconds per turn, players who let it run out)
+- quickplay.py: Play now (a seat at a waiting public table, or a new one)
 - automation.py: bots, away players, timers (app.live.scheduler and
   app.cluster.due run them when due)
 - validation.py: names, the rules form, timers"""
@@ -38,6 +39,7 @@ from app.tables.playing import (
     start_rematch,
     vote_next_round,
 )
+from app.tables.quickplay import PLAY_NOW_SEATS, play_now, start_now, starts_at
 from app.tables.service import TableService, Timing, change, current
 from app.tables.step import ANY_VERSION, Change, Unchanged, save_game
 from app.tables.validation import GRACE_RANGE, NAME_MAX, REJOIN_RANGE, clean_name, parse_rules
@@ -86,6 +88,7 @@ __all__ = [
     "BOT_NAMES",
     "GRACE_RANGE",
     "MAX_SEATS",
+    "PLAY_NOW_SEATS",
     "NAME_MAX",
     "REJOIN_RANGE",
     "Change",
@@ -107,6 +110,7 @@ __all__ = [
     "opt_rematch",
     "parse_rules",
     "play",
+    "play_now",
     "public_tables",
     "remove_seat",
     "rename_players",
@@ -119,6 +123,8 @@ __all__ = [
     "TableService",
     "Timing",
     "start",
+    "start_now",
+    "starts_at",
     "rematch_seats",
     "rematch_starter",
     "start_rematch",

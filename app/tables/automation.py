@@ -12,7 +12,7 @@ from app.engine import PLAY, ROUND_OVER, SETUP, Forfeit, view
 from app.storage import chat
 from app.storage.models import Table
 from app.storage.table_store import Snapshot
-from app.tables import clock, service
+from app.tables import clock, quickplay, service
 from app.tables.playing import bot_setup
 from app.tables.ports import Presence
 from app.tables.service import Timing
@@ -87,11 +87,14 @@ def _lobby_automatic(snap: Snapshot, presence: Presence, now: float) -> Due | No
     if not any(s.id in present for s in humans):
         since = max((presence.away_since(snap.code, s.id, now) or now for s in humans), default=now)
         return since + LOBBY_IDLE_SECONDS, "close_lobby", None
+    start_at = quickplay.starts_at(snap.table)  # a Play now table starts by itself
+    start = [(start_at, "auto_start", None)] if start_at is not None else []
     host = next((s for s in humans if s.id == snap.table.host_seat), None)
     if host is None or host.id not in present:
         since = presence.away_since(snap.code, host.id, now) if host else now
-        return (since or now) + HOST_HANDOVER_SECONDS, "host_handover", None
-    return None
+        handover = ((since or now) + HOST_HANDOVER_SECONDS, "host_handover", None)
+        return min([handover, *start], key=lambda c: c[0])
+    return start[0] if start else None
 
 
 def run_automatic(code: str, *, ignore_delays: bool = False, now: float | None = None) -> bool:
@@ -127,6 +130,9 @@ def _do(ch: Change, kind: str, player: str | None, now: float) -> None:
             raise Unchanged
         table.host_seat = heirs[0].id
         ch.what = "lobby"
+        return
+    if kind == "auto_start":
+        quickplay.fill_and_start(ch)
         return
     if kind == "bot_setup":
         bot_setup(game)

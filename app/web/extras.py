@@ -9,6 +9,7 @@ import time
 
 from app import tables
 from app.tables import clock
+from app.tables.quickplay import START_SECONDS
 from app.web import services
 
 _lock = threading.Lock()
@@ -81,4 +82,6 @@ def waiting_page(me, status: str, board: dict | None, is_host: bool) -> bool:
 
 
 def init_app(app) -> None:
-    app.jinja_env.globals.update(name_max=tables.NAME_MAX, waiting_page=waiting_page)
+    app.jinja_env.globals.update(
+        name_max=tables.NAME_MAX, waiting_page=waiting_page, play_now_wait=START_SECONDS
+    )

@@ -84,6 +84,8 @@ def table_context(
     }
     if table.status == Table.LOBBY:
         ctx["qr"] = LazyQR(invite_url)
+        start_at = tables.starts_at(table)  # a Play now table's start by itself
+        ctx["starts_in"] = None if start_at is None else max(0, math.ceil(start_at - time.time()))
         ctx["bot_kind_names"] = i18n.bot_kind_names()
     if snap.game is not None:
         b = ctx["board"] = board(shared, me, mode)

@@ -232,6 +232,12 @@ def leave(code: str):
     return act(code.upper(), tables.forfeit)
 
 
+@bp.post("/<code>/start-now")
+def start_now(code: str):
+    """A Play now table's host starts without waiting: bots take the empty seats."""
+    return act(code.upper(), tables.start_now)
+
+
 @bp.post("/<code>/back")
 def back(code: str):
     """ "I'm back": after the turn clock ran out too often, the player plays again."""
