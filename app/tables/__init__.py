@@ -39,7 +39,7 @@ from app.tables.playing import (
     start_rematch,
     vote_next_round,
 )
-from app.tables.quickplay import PLAY_NOW_SEATS, play_now, start_now, starts_at
+from app.tables.quickplay import PLAY_NOW_SEATS, lobbies, play_now, start_now, starts_at
 from app.tables.service import TableService, Timing, change, current
 from app.tables.step import ANY_VERSION, Change, Unchanged, save_game
 from app.tables.validation import GRACE_RANGE, NAME_MAX, REJOIN_RANGE, clean_name, parse_rules
@@ -106,6 +106,7 @@ __all__ = [
     "get_table",
     "join",
     "load_game",
+    "lobbies",
     "next_automatic",
     "opt_rematch",
     "parse_rules",

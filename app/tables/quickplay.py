@@ -70,6 +70,13 @@ def waiting(limit: int = 20) -> list[str]:
     return found
 
 
+def lobbies(codes: list[str]) -> list[Table]:
+    """The tables among `codes` that are in their lobby."""
+    if not codes:
+        return []
+    return list(Table.select().where(Table.code.in_(codes[-200:]) & (Table.status == Table.LOBBY)))
+
+
 def _open_unless_waiting(
     name: str, user_id: int | None, refused: set[str]
 ) -> tuple[str, Seat] | None:

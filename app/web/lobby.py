@@ -96,10 +96,10 @@ def play_now():
 
 def waiting_seat() -> str | None:
     """The code of a Play now table in its lobby where this browser already sits."""
-    for code in session.get("seats", {}):
-        table = tables.store.row(code)
-        if table is not None and tables.starts_at(table) is not None:
-            return code
+    codes = list(session.get("seats", {}))
+    for table in tables.lobbies(codes):  # one query, however many seats the session has
+        if tables.starts_at(table) is not None:
+            return table.code
     return None
 
 

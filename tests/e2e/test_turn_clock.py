@@ -53,10 +53,12 @@ def test_a_player_who_lets_the_clock_run_out_is_played_for_then_comes_back(
     # Ann plays her own turns; Bob lets his clock run out: his first cards, then turns.
     deadline = time.monotonic() + 90
     seen_bobs_clock = False
+    heights = set()  # the banner's room, countdown included: nothing below it moves
     back = bob.get_by_role("button", name="I'm back")
     while not back.count():
         assert time.monotonic() < deadline, "Bob was never treated as absent"
         settle(ann)
+        heights.add(round(ann.locator(".says").bounding_box()["height"]))
         clock = ann.locator(".countdown.clock")
         if clock.count() and "Bob: " in (clock.text_content() or ""):
             seen_bobs_clock = True
@@ -70,6 +72,7 @@ def test_a_player_who_lets_the_clock_run_out_is_played_for_then_comes_back(
             )
         sync([bob], version(ann))
     assert seen_bobs_clock, "Ann's page never showed Bob's time to play"
+    assert len(heights) == 1, heights
     expect(back).to_be_visible()
     shoot(bob, screenshots, "turn-clock-im-back", "phone")
     assert back.bounding_box()["height"] >= 44
