@@ -139,8 +139,8 @@ def test_three_timeouts_make_a_player_absent_then_the_rejoin_window_counts(
         assert table.clock["timeouts"][bob_id] == n
         assert (bob_id in table.clock.get("absent", {})) == (n == 3)
     # Absent now: Bob's page offers "I'm back", and the rejoin window counts from then.
-    assert parse(bob.page()).find("form", cls="back") is not None
-    assert parse(ann.page()).find("form", cls="back") is None
+    assert parse(bob.page()).find("form", cls="im-back") is not None
+    assert parse(ann.page()).find("form", cls="im-back") is None
     marked = table.clock["absent"][bob_id]
     ann_plays_a_turn(code, ann, seats["Ann"].player_id)
     # Bob counts as away from then: the forfeit is due after the rejoin window.
@@ -185,12 +185,12 @@ def test_im_back_ends_the_absence(automatic, clocked_game, app):
         tables.change(code, mark)
     assert state(code)[0].clock["absent"] == {bob_id: 1002.0}  # at the third
     page = parse(bob.page())
-    form = page.find("form", cls="back")
+    form = page.find("form", cls="im-back")
     assert form is not None and "I'm back" in form.text()
     assert bob.post(f"/t/{code}/back").status_code == 303
     table, _ = state(code)
     assert table.clock["absent"] == {} and table.clock["timeouts"] == {}
-    assert parse(bob.page()).find("form", cls="back") is None
+    assert parse(bob.page()).find("form", cls="im-back") is None
     # Pressed again (a second tab): nothing changes.
     version = table.version
     assert bob.post(f"/t/{code}/back").status_code == 303
