@@ -81,6 +81,39 @@ def last_log(page: Page) -> str:
     return page.locator(".log li").first.inner_text()
 
 
+def play_a_round(
+    phone: Page, desk: Page, phone_lang: str, desk_lang: str, also=None, after_move=None
+):
+    """Both play by clicks until the round is over; returns the banners and log lines
+    each page received by push (keyed by its language). Every page stays without English
+    words (`also`: the ones a language writes too) and is never reloaded. after_move(phone,
+    desk) runs after each move has reached the other page."""
+    also = also or {}
+    rng = random.Random(12)
+    seen = {phone_lang: set(), desk_lang: set()}
+    deadline = time.monotonic() + 120
+    while not all(p.locator(ROUND_DONE).count() for p in (phone, desk)):
+        assert time.monotonic() < deadline, "the round did not end"
+        moved = False
+        for page, other, lang in ((phone, desk, desk_lang), (desk, phone, phone_lang)):
+            if act(page, rng):
+                moved = True
+                sync([other], version(page))  # a push: the other page did not reload
+                settle(other)
+                seen[lang].add(other.locator(".banner").inner_text())
+                if other.locator(".log li").count():
+                    seen[lang].add(last_log(other))
+                assert english(other, also.get(lang, ())) == [], (lang, english(other))
+                if after_move is not None:
+                    after_move(phone, desk)
+        if not moved:
+            sync([phone, desk], max(version(phone), version(desk)))
+    for page in (phone, desk):
+        settle(page)
+        assert still_alive(page), "a page reloaded: the moves were not pushed"
+    return {lang: " | ".join(sorted(texts)) for lang, texts in seen.items()}
+
+
 def test_a_french_phone_and_a_german_desktop_at_one_table(server, new_context, screenshots):
     # Neither chooses: each browser's own language (Accept-Language) decides.
     phone = new_context(**PHONE, locale="fr-FR").new_page()
@@ -121,32 +154,16 @@ def test_a_french_phone_and_a_german_desktop_at_one_table(server, new_context, s
     shoot(phone, screenshots / "i18n-fr-phone-setup.png")
     shoot(desk, screenshots / "i18n-de-desktop-setup.png")
 
-    rng = random.Random(12)
-    seen = {"fr": set(), "de": set()}
-    deadline = time.monotonic() + 120
-    shot = False
-    while not all(p.locator(ROUND_DONE).count() for p in (phone, desk)):
-        assert time.monotonic() < deadline, "the round did not end"
-        moved = False
-        for page, other, lang in ((phone, desk, "de"), (desk, phone, "fr")):
-            if act(page, rng):
-                moved = True
-                sync([other], version(page))  # a push: the other page did not reload
-                settle(other)
-                seen[lang].add(other.locator(".banner").inner_text())
-                if other.locator(".log li").count():
-                    seen[lang].add(last_log(other))
-                assert english(other) == [], (lang, english(other))
-                if not shot and other.locator(".log li").count() >= 4:
-                    shoot(phone, screenshots / "i18n-fr-phone-play.png")
-                    shoot(desk, screenshots / "i18n-de-desktop-play.png")
-                    shot = True
-        if not moved:
-            sync([phone, desk], max(version(phone), version(desk)))
-    for page in (phone, desk):
-        settle(page)
-        assert still_alive(page), "a page reloaded: the moves were not pushed"
-    fr, de = " | ".join(sorted(seen["fr"])), " | ".join(sorted(seen["de"]))
+    shot = []
+
+    def shoot_once_the_log_fills(phone: Page, desk: Page) -> None:
+        if not shot and desk.locator(".log li").count() >= 4:
+            shoot(phone, screenshots / "i18n-fr-phone-play.png")
+            shoot(desk, screenshots / "i18n-de-desktop-play.png")
+            shot.append(True)
+
+    seen = play_a_round(phone, desk, "fr", "de", after_move=shoot_once_the_log_fills)
+    fr, de = seen["fr"], seen["de"]
     # The move log and banners each received, in their language, with card articles.
     assert re.search(r"Hans a (pioché et gardé|retourné) un -?\d+", fr), fr
     assert re.search(r"Léa hat eine -?\d+ (gezogen und behalten|aufgedeckt)", de), de
@@ -173,34 +190,6 @@ def test_a_french_phone_and_a_german_desktop_at_one_table(server, new_context, s
     expect(phone.locator("html")).to_have_attribute("lang", "en")
     phone.reload()
     expect(phone.locator("html")).to_have_attribute("lang", "en")
-
-
-def play_a_round(phone: Page, desk: Page, phone_lang: str, desk_lang: str, also=None):
-    """Both play by clicks until the round is over; returns the banners and log lines
-    each page received by push (keyed by its language). Every page stays without English
-    words (`also`: the ones a language writes too) and is never reloaded."""
-    also = also or {}
-    rng = random.Random(12)
-    seen = {phone_lang: set(), desk_lang: set()}
-    deadline = time.monotonic() + 120
-    while not all(p.locator(ROUND_DONE).count() for p in (phone, desk)):
-        assert time.monotonic() < deadline, "the round did not end"
-        moved = False
-        for page, other, lang in ((phone, desk, desk_lang), (desk, phone, phone_lang)):
-            if act(page, rng):
-                moved = True
-                sync([other], version(page))  # a push: the other page did not reload
-                settle(other)
-                seen[lang].add(other.locator(".banner").inner_text())
-                if other.locator(".log li").count():
-                    seen[lang].add(last_log(other))
-                assert english(other, also.get(lang, ())) == [], (lang, english(other))
-        if not moved:
-            sync([phone, desk], max(version(phone), version(desk)))
-    for page in (phone, desk):
-        settle(page)
-        assert still_alive(page), "a page reloaded: the moves were not pushed"
-    return {lang: " | ".join(sorted(texts)) for lang, texts in seen.items()}
 
 
 def test_a_brazilian_phone_and_a_dutch_desktop_at_one_table(server, new_context, screenshots):
