@@ -68,6 +68,41 @@ def create():
     return redirect(url_for("table.show", code=table.code), 303)
 
 
+@bp.post("/play")
+def play_now():
+    """Play now: a seat at a public table waiting for players, or a new one."""
+    name = request.form.get("name", "")
+    mine = waiting_seat()
+    if mine is not None:  # pressed again, or in another tab: the same table
+        return redirect(url_for("table.show", code=mine), 303)
+    try:
+        user = signed_in()
+        code, seat = tables.play_now(name, user_id=user.id if user else None)
+    except tables.TableError as exc:
+        return (
+            render_template(
+                "pages/home.html",
+                tables=tables.public_tables(),
+                name=name,
+                error=exc.message,
+                csrf=csrf_token(),
+            ),
+            exc.status,
+        )
+    remember_seat(code, seat.token)
+    session["name"] = seat.name
+    return redirect(url_for("table.show", code=code), 303)
+
+
+def waiting_seat() -> str | None:
+    """The code of a Play now table in its lobby where this browser already sits."""
+    codes = list(session.get("seats", {}))
+    for table in tables.lobbies(codes):  # one query, however many seats the session has
+        if tables.starts_at(table) is not None:
+            return table.code
+    return None
+
+
 @bp.get("/join")
 def join_by_code():
     code = "".join(ch for ch in request.args.get("code", "").upper() if ch.isalnum())
