@@ -6,11 +6,11 @@ from functools import cache
 from pathlib import Path
 
 from flask import Blueprint, redirect, render_template, request, session, url_for
-from flask_babel import get_locale
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from app import tables
+from app.i18n import current
 from app.web.auth import signed_in
 from app.web.security import csrf_token
 
@@ -129,7 +129,8 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 @cache
 def rules_html(lang: str) -> Markup:
-    """docs/rules.<lang>.md when that translation exists, else docs/rules.md, as HTML.
+    """docs/rules.<lang>.md (lang a tag: rules.pt-BR.md) when that translation exists,
+    else docs/rules.md, as HTML.
     The rules are long prose, so they are translated as whole documents, not strings."""
     path = DOCS / f"rules.{lang}.md"
     if not path.is_file():
@@ -141,4 +142,4 @@ def rules_html(lang: str) -> Markup:
 
 @bp.get("/rules")
 def rules():
-    return render_template("pages/rules.html", rules=rules_html(str(get_locale())))
+    return render_template("pages/rules.html", rules=rules_html(current()))
