@@ -10,7 +10,6 @@ player wins and as the model grows sure of them."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import groupby
@@ -145,28 +144,3 @@ def recompute(batch: int = 500) -> int:
 def history(user: User) -> list[Rating]:
     """The account's rating after each rated game, oldest first."""
     return list(Rating.select().where(Rating.user == user).order_by(Rating.id))
-
-
-# ----- the marks beside names ----------------------------------------------------------
-_KEPT: dict[int, tuple[float, Skill | None]] = {}
-KEEP_SECONDS = 30  # a rating changes at a game's end: a page may show it that much later
-
-
-def skills_of(user_ids: Iterable[int]) -> dict[int, Skill]:
-    """The accounts' skills now, kept for a short while: a table's pages and pushes
-    show them beside the names without a query each time."""
-    now = time.monotonic()
-    ids = set(user_ids)
-    missing = [u for u in ids if u not in _KEPT or _KEPT[u][0] < now]
-    if missing:
-        found = current(missing)
-        if len(_KEPT) >= 4096:
-            _KEPT.clear()
-        for u in missing:
-            _KEPT[u] = (now + KEEP_SECONDS, found.get(u))
-    return {u: _KEPT[u][1] or DEFAULT for u in ids}
-
-
-def forget() -> None:
-    """Drop the kept skills (tests; a recompute)."""
-    _KEPT.clear()

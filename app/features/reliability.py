@@ -7,7 +7,6 @@ outcome for the seat). A game still in play does not count yet."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 
 from app.storage.models import Entry, Seat, Table, User
@@ -59,25 +58,3 @@ def finished_share(user: User | int) -> int | None:
     if not over:
         return None
     return round(100 * sum(e.outcome == Entry.FINISHED for e in over) / len(over))
-
-
-_KEPT: dict[int, tuple[float, int | None]] = {}
-KEEP_SECONDS = 30
-
-
-def shares_of(user_ids: Iterable[int]) -> dict[int, int | None]:
-    """finished_share of several accounts, kept for a short while (marks beside names)."""
-    now = time.monotonic()
-    found = {}
-    for u in set(user_ids):
-        kept = _KEPT.get(u)
-        if kept is None or kept[0] < now:
-            if len(_KEPT) >= 4096:
-                _KEPT.clear()
-            kept = _KEPT[u] = (now + KEEP_SECONDS, finished_share(u))
-        found[u] = kept[1]
-    return found
-
-
-def forget() -> None:
-    _KEPT.clear()

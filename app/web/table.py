@@ -19,6 +19,7 @@ from app import i18n, tables
 from app.engine import DiscardDrawn, Draw, KeepDrawn, Reveal, TakeDiscard
 from app.engine.rules import BOUNDS
 from app.features import accounts
+from app.features.reliability import RECENT as RECENT_GAMES
 from app.web import reactions, services
 from app.web.auth import signed_in
 from app.web.board import table_html
@@ -39,6 +40,7 @@ def limits() -> dict:
             "grace_seconds": tables.GRACE_RANGE,
             "rejoin_seconds": tables.REJOIN_RANGE,
         },
+        "recent_games": RECENT_GAMES,
     }
 
 
