@@ -82,6 +82,8 @@ def rating_context(user) -> dict:
         }
         for r in steps[first:]
     ]
+    if first == 0:  # where every account starts
+        points.insert(0, {"value": rating.DEFAULT.shown, "label": _("Start"), "mark": False})
     last = steps[-1]
     return {
         "skill": rating.Skill(last.mu, last.sigma, last.games),

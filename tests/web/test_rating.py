@@ -170,8 +170,8 @@ def test_the_stats_page_shows_the_rating_and_its_chart(app, browser, ann_and_bob
     found = re.search(r'id="st-rating">(\d+) <small class="muted">provisional</small>', html)
     assert found and int(found.group(1)) == shown > 1000
     chart = re.search(r'<svg[^>]*aria-labelledby="rating-title[^>]*>.*?</svg>', html, re.S)
-    assert chart and chart.group(0).count("<circle") == 2
-    assert f"Game 2: {shown}" in chart.group(0)
+    assert chart and chart.group(0).count("<circle") == 3
+    assert "Start: 1000; Game 1: " in chart.group(0) and f"Game 2: {shown}" in chart.group(0)
     # Another player's public page shows theirs.
     assert 'id="st-rating">' in text(browser().get("/u/bob"))
 
