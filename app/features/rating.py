@@ -92,16 +92,22 @@ def current(user_ids: Iterable[int]) -> dict[int, Skill]:
     }
 
 
+def lock(user_ids: Iterable[int]) -> None:
+    """Before a game's results are timed and written: on PostgreSQL the accounts' rows
+    are locked until the transaction ends, so two games ending together rate each
+    account one after the other, in the order of their finishing times (the order a
+    recompute follows). SQLite writes one transaction at a time anyway."""
+    ids = sorted(set(user_ids))
+    if ids and on_postgres():
+        list(User.select(User.id).where(User.id.in_(ids)).order_by(User.id).for_update())
+
+
 def record(results: list[Result]) -> None:
-    """Rate one finished game from its just-written results, in the caller's
-    transaction. On PostgreSQL the accounts' rows are locked first, so two games ending
-    together update each rating one after the other (SQLite writes one at a time)."""
+    """Rate one finished game from its just-written results (after `lock`), in the
+    caller's transaction."""
     ids = {r.user_id for r in results if r.user_id is not None}
-    if not ids:
-        return
-    if on_postgres():
-        list(User.select(User.id).where(User.id.in_(list(ids))).order_by(User.id).for_update())
-    _write(results, rate_game(results, current(ids)))
+    if ids:
+        _write(results, rate_game(results, current(ids)))
 
 
 def _write(results: list[Result], skills: dict[int, Skill]) -> None:

@@ -85,6 +85,7 @@ def record_results(table: Table, game: Game) -> None:
     numbers = game_numbers(game)
     seat_ids = {pid: seat_id_of(pid) for pid in numbers}
     seats = {s.id: s for s in Seat.select().where(Seat.id.in_(list(seat_ids.values())))}
+    rating.lock(s.user_id for s in seats.values() if s.user_id is not None)
     now = utcnow()
     rows = []
     for player in game.players:

@@ -215,3 +215,38 @@ def test_a_stored_database_gets_the_new_columns_and_keeps_its_rows(tmp_path):
         assert {r.rated for r in Result.select()} == {None}
         assert rating.recompute() == 1  # results from before ratings are rated by it
     db.close_all()
+
+
+def test_two_games_ending_together_rate_one_after_the_other(app):
+    """Ann plays at two tables whose games end at the same moment: each game reads the
+    rating the other wrote (on PostgreSQL her row is locked first), none is lost."""
+    import threading
+
+    ann, bob, cat = make_user("ann"), make_user("bob"), make_user("cat")
+    games = []
+    for other, name in ((bob, "Bob"), (cat, "Cat")):
+        code, (a, b) = table_with(app, ("Ann", ann), (name, other))
+        games.append((code, game_clean_win(a, b)))
+    start = threading.Barrier(2, timeout=20)
+    failed = []
+
+    def end(code, game):
+        try:
+            with app.app_context():
+                start.wait()
+                finish(code, game)
+        except Exception as exc:  # reported below: a thread's failure is not the test's
+            failed.append(exc)
+        finally:
+            db.close()
+
+    threads = [threading.Thread(target=end, args=g) for g in games]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert not failed and not any(t.is_alive() for t in threads)
+    assert sorted(r.games for r in Rating.select().where(Rating.user == ann)) == [1, 2]
+    live = {(r.user_id, r.table_id): (r.mu, r.sigma, r.games) for r in Rating.select()}
+    rating.recompute()
+    assert {(r.user_id, r.table_id): (r.mu, r.sigma, r.games) for r in Rating.select()} == live
