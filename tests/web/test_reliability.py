@@ -9,7 +9,7 @@ import re
 import pytest
 
 from app import tables
-from app.features import marks, reliability
+from app.features import marks, rating, reliability
 from app.storage.models import Entry, Table, User
 from tests.web.account_helpers import (  # noqa: F401 (cheap_hashing: an autouse fixture)
     cheap_hashing,
@@ -50,6 +50,9 @@ def test_a_started_game_counts_and_its_end_is_kept(app, browser):
     assert ann.post(f"/t/{code}/leave").status_code == 303  # Ann forfeits
     assert entries(ann_user) == [(1, Entry.FORFEITED)]
     assert reliability.finished_share(ann_user) == 0
+    # The same game end rated her, last (she left): below the newcomer's 1000.
+    skill = rating.current([ann_user.id])[ann_user.id]
+    assert skill.games == 1 and skill.shown < 1000
 
 
 def test_finished_games_count_for_and_abandoned_ones_against(app):
