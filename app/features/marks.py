@@ -45,6 +45,11 @@ def marks(user_ids: Iterable[int]) -> dict[int, Mark]:
     return {u: _kept[u][1] for u in ids}
 
 
-def forget() -> None:
-    """Ask again next time (a game just ended here: its players see their new marks)."""
-    _kept.clear()
+def forget(user_ids: Iterable[int] | None = None) -> None:
+    """Ask again next time: for these accounts (a game of theirs just ended in this
+    process, so its end shows their new marks), or for all."""
+    if user_ids is None:
+        _kept.clear()
+        return
+    for u in user_ids:
+        _kept.pop(u, None)

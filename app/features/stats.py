@@ -12,7 +12,7 @@ import peewee as pw
 from flask_babel import lazy_gettext as _l
 
 from app.engine import Game
-from app.features import rating, reliability
+from app.features import marks, rating, reliability
 from app.storage.models import Result, Seat, Table, User, utcnow
 
 RECENT_GAMES = 20  # games in the chart of final totals
@@ -113,11 +113,9 @@ def record_results(table: Table, game: Game) -> None:
         return  # recorded before: rated before too
     Result.insert_many(rows).execute()
     rating.record(list(Result.select().where(mine).order_by(Result.id)))
-    reliability.settled(
-        table.code,
-        table.game_number,
-        {r["user"]: r["forfeited"] for r in rows if r["user"] is not None},
-    )
+    outcomes = {r["user"]: r["forfeited"] for r in rows if r["user"] is not None}
+    reliability.settled(table.code, table.game_number, outcomes)
+    marks.forget(outcomes)  # the game's end shows its players' new marks
 
 
 # ----- a player's numbers --------------------------------------------------------------

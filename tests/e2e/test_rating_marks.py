@@ -3,6 +3,8 @@ lobby and at the table, and the rating's line on the stats page."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -46,6 +48,11 @@ def test_marks_and_the_rating_chart_on_a_phone(server, new_context, screenshots)
     assert horizontal_overflow(bob) == 0
     shoot(bob, screenshots, "rating-table", "phone")
     play_until_over([ann, bob])
+    # The game's end shows the new marks at once: a rating and the games finished.
+    after = bob.locator(".opponent h3", has_text="ann").locator("small")
+    expect(after).to_have_text(re.compile(r"^\d+\? · 100\u00a0?%$"))
+    assert after.inner_text() != "1000? · 100%"
+    shoot(bob, screenshots, "rating-table-over", "phone")
     ann.goto(server.url + "/me/stats")
     rating = ann.locator("#st-rating")
     expect(rating).to_contain_text("provisional")
