@@ -250,3 +250,21 @@ def test_two_games_ending_together_rate_one_after_the_other(app):
     live = {(r.user_id, r.table_id): (r.mu, r.sigma, r.games) for r in Rating.select()}
     rating.recompute()
     assert {(r.user_id, r.table_id): (r.mu, r.sigma, r.games) for r in Rating.select()} == live
+
+
+def test_a_score_sheet_game_never_counts(app):
+    from app.features import scoresheet
+
+    ann = make_user("ann")
+    with app.test_request_context():
+        sheet = scoresheet.create_sheet(
+            {"player-1": "ann", "player-2": "Bob", "end_score": "10", "penalty_mode": "none"},
+            "device-1",
+            ann.id,
+        )
+        scoresheet.add_round(
+            sheet, {"round_id": "round-0001", "score-1": "2", "score-2": "30", "ender": "1"}
+        )
+        assert scoresheet.sheet_tally(scoresheet.get_sheet(sheet.code)).over
+    assert Rating.select().count() == 0 and Result.select().count() == 0
+    assert rating.current([ann.id]) == {}
