@@ -13,6 +13,7 @@ from tests.e2e.e2e_helpers import (
     create_table,
     horizontal_overflow,
     join,
+    open_rules,
     play_until_over,
     set_rules,
     shoot,
@@ -67,3 +68,23 @@ def test_marks_and_the_rating_chart_on_a_phone(server, new_context, screenshots)
     wrap = ann.locator(".table-wrap")
     assert wrap.evaluate("w => w.scrollWidth <= w.clientWidth"), "the table scrolls sideways"
     shoot(ann, screenshots, "rating-leaderboard", "phone")
+
+
+def test_a_guest_is_told_why_a_strict_table_is_closed_to_them(server, new_context, screenshots):
+    host = new_context(**PHONE).new_page()
+    invite = create_table(host, server.url, "Host")
+    set_rules(host, **{"Only players who finish at least (%)": "80"})
+    open_rules(host)
+    field = host.locator("#r-least")
+    expect(field).to_have_value("80")
+    field.scroll_into_view_if_needed()
+    shoot(host, screenshots, "rating-rules-field", "phone")
+    gus = new_context(**PHONE).new_page()
+    gus.goto(invite)
+    expect(gus.locator("#join-least")).to_contain_text("finish at least 80%")
+    gus.get_by_label("Your name").fill("Gus")
+    gus.locator("#join").get_by_role("button", name="Join").click()
+    expect(gus.get_by_text("sign in to join.")).to_be_visible()
+    assert horizontal_overflow(gus) == 0
+    shoot(gus, screenshots, "rating-guest-refused", "phone")
+    expect(host.locator("#seats li")).to_have_count(1)
