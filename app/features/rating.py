@@ -80,12 +80,15 @@ def rate_game(results: list[Result], known: dict[int, Skill]) -> dict[int, Skill
 
 
 # ----- storage -------------------------------------------------------------------------
-def current(user_ids: Iterable[int]) -> dict[int, Skill]:
-    """The accounts' skills now (their latest Rating rows); unrated ones are left out."""
-    ids = list(set(user_ids))
-    if not ids:
-        return {}
-    latest = Rating.select(pw.fn.MAX(Rating.id)).where(Rating.user.in_(ids)).group_by(Rating.user)
+def current(user_ids: Iterable[int] | None = None) -> dict[int, Skill]:
+    """The accounts' skills now (their latest Rating rows), or every rated account's
+    (None); unrated ones are left out."""
+    latest = Rating.select(pw.fn.MAX(Rating.id)).group_by(Rating.user)
+    if user_ids is not None:
+        ids = list(set(user_ids))
+        if not ids:
+            return {}
+        latest = latest.where(Rating.user.in_(ids))
     return {
         r.user_id: Skill(r.mu, r.sigma, r.games)
         for r in Rating.select().where(Rating.id.in_(latest))

@@ -296,7 +296,7 @@ def leaderboard(by: str = "rating") -> list[Row]:
         )
         for d in query
     ]
-    skills = rating.current(r.user_id for r in rows)
+    skills = rating.current()  # every rated account: one query, not thousands of ids
     for row in rows:
         skill = skills.get(row.user_id)
         if skill is not None:
