@@ -21,7 +21,7 @@ from flask_babel import lazy_gettext as _l
 
 from app import tables
 from app.storage import chat
-from app.storage.models import DELETED_NAME, Result, Seat, Table, User, db
+from app.storage.models import DELETED_NAME, Entry, Rating, Result, Seat, Table, User, db
 
 USERNAME_RE = re.compile(r"[A-Za-z0-9_-]{3,20}")
 PASSWORD_MIN = 8
@@ -246,4 +246,7 @@ def delete_user(user: User, password) -> None:
         chat.forget_reporter(user)
         Result.update(user=None, name=DELETED_NAME).where(Result.user == user).execute()
         Seat.update(user=None).where(Seat.user == user).execute()
+        # Its ratings and started games go with it (the foreign keys cascade too).
+        Rating.delete().where(Rating.user == user).execute()
+        Entry.delete().where(Entry.user == user).execute()
         user.delete_instance()

@@ -12,6 +12,7 @@ import peewee as pw
 from flask_babel import lazy_gettext as _l
 
 from app.engine import Game
+from app.features import marks, rating, reliability
 from app.storage.models import Result, Seat, Table, User, utcnow
 
 RECENT_GAMES = 20  # games in the chart of final totals
@@ -78,11 +79,13 @@ def seat_id_of(player_id: str) -> int | None:
 
 
 def record_results(table: Table, game: Game) -> None:
-    """One Result per player of a finished game, in the caller's transaction. A second
-    call for the same game changes nothing."""
+    """One Result per player of a finished game, in the caller's transaction, and the
+    accounts' new ratings and outcomes from them. A second call for the same game
+    changes nothing."""
     numbers = game_numbers(game)
     seat_ids = {pid: seat_id_of(pid) for pid in numbers}
     seats = {s.id: s for s in Seat.select().where(Seat.id.in_(list(seat_ids.values())))}
+    rating.lock(s.user_id for s in seats.values() if s.user_id is not None)
     now = utcnow()
     rows = []
     for player in game.players:
@@ -99,11 +102,20 @@ def record_results(table: Table, game: Game) -> None:
                 "bot": player.bot,
                 "players": len(game.players),
                 "finished_at": now,
+                "rated": seat.user_id is not None,
                 **numbers[player.id],
             }
         )
-    if rows:
-        Result.insert_many(rows).on_conflict_ignore().execute()
+    if not rows:
+        return
+    mine = (Result.table == table.code) & (Result.number == table.game_number)
+    if Result.select().where(mine).exists():
+        return  # recorded before: rated before too
+    Result.insert_many(rows).execute()
+    rating.record(list(Result.select().where(mine).order_by(Result.id)))
+    outcomes = {r["user"]: r["forfeited"] for r in rows if r["user"] is not None}
+    reliability.settled(table.code, table.game_number, outcomes)
+    marks.forget(outcomes)  # the game's end shows its players' new marks
 
 
 # ----- a player's numbers --------------------------------------------------------------
@@ -217,6 +229,7 @@ def game_results(code: str, number: int) -> list[Result]:
 
 # ----- leaderboard ---------------------------------------------------------------------
 BOARDS = {
+    "rating": _l("Rating"),
     "wins": _l("Most wins"),
     "win_rate": _l("Best win rate (at least %(num)s games)", num=WIN_RATE_MIN_GAMES),
     "avg_round": _l("Lowest average round score"),
@@ -232,6 +245,8 @@ class Row:
     rounds: int
     score_sum: int
     rank: int = 0
+    rating: int | None = None  # the shown rating (app.features.rating)
+    provisional: bool = False
 
     @property
     def win_rate(self) -> float:
@@ -243,6 +258,8 @@ class Row:
 
 
 def _key(by: str):
+    if by == "rating":
+        return lambda r: (-r.rating, -r.games)
     if by == "win_rate":
         return lambda r: (-r.win_rate, -r.games)
     if by == "avg_round":
@@ -250,10 +267,10 @@ def _key(by: str):
     return lambda r: (-r.wins, r.games)
 
 
-def leaderboard(by: str = "wins") -> list[Row]:
+def leaderboard(by: str = "rating") -> list[Row]:
     """Every ranked account holder, best first; equal values share a rank."""
     if by not in BOARDS:
-        by = "wins"
+        by = "rating"
     won = pw.Case(None, [((Result.rank == 1) & (Result.forfeited == False), 1)], 0)  # noqa: E712
     query = (
         User.select(
@@ -279,13 +296,21 @@ def leaderboard(by: str = "wins") -> list[Row]:
         )
         for d in query
     ]
-    if by == "win_rate":
+    skills = rating.current()  # every rated account: one query, not thousands of ids
+    for row in rows:
+        skill = skills.get(row.user_id)
+        if skill is not None:
+            row.rating, row.provisional = skill.shown, skill.provisional
+    if by == "rating":
+        rows = [r for r in rows if r.rating is not None]
+    elif by == "win_rate":
         rows = [r for r in rows if r.games >= WIN_RATE_MIN_GAMES]
     elif by == "avg_round":
         rows = [r for r in rows if r.rounds > 0]
     key = _key(by)
     # Rank on the measured value only; the rest of the key just orders equal rows.
     value = {
+        "rating": lambda r: r.rating,
         "wins": lambda r: r.wins,
         "win_rate": lambda r: r.win_rate,
         "avg_round": lambda r: r.avg_round,

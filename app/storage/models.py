@@ -79,6 +79,9 @@ class Table(BaseModel):
     # is treated as absent) is `clock` (app.tables.clock). Nullable, as `chat`.
     turn_clock = pw.IntegerField(null=True)
     clock = JSONField(null=True)
+    # The host's setting: only accounts that finish at least this share (percent) of
+    # their recent games may join. Nullable (None: anyone), like `chat`.
+    min_finished = pw.IntegerField(null=True)
     created_at = pw.DateTimeField(default=utcnow)
     updated_at = pw.DateTimeField(default=utcnow, index=True)
 
@@ -167,9 +170,46 @@ class Result(BaseModel):
     score_sum = pw.IntegerField(default=0)  # sum of this player's round scores
     round_scores = JSONField(default=list)
     finished_at = pw.DateTimeField(default=utcnow, index=True)
+    # The seat's account was rated for this game (app.features.rating): False for a
+    # guest's seat, even once the guest's results move to a new account; None for a
+    # result written before ratings (rated by a recompute if it has an account).
+    rated = pw.BooleanField(null=True)
 
     class Meta:
         indexes = ((("table", "number", "seat"), True),)
+
+
+class Rating(BaseModel):
+    """An account's skill rating after one finished game (app.features.rating): its
+    latest row is its rating now. Goes with the account, and with the game's table as
+    its results do (a recompute from the results arrives at the same rows)."""
+
+    user = pw.ForeignKeyField(User, backref="ratings", on_delete="CASCADE")
+    table = pw.ForeignKeyField(Table, on_delete="CASCADE")
+    number = pw.IntegerField()  # the table's game number
+    mu = pw.DoubleField()
+    sigma = pw.DoubleField()
+    games = pw.IntegerField()  # rated games so far, this one included
+    finished_at = pw.DateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("user", "table", "number"), True),)
+
+
+class Entry(BaseModel):
+    """An account's seat in a game that started (app.features.reliability): `outcome`
+    stays None while the game runs, and for good if it was abandoned."""
+
+    FINISHED, FORFEITED = "finished", "forfeited"
+
+    user = pw.ForeignKeyField(User, backref="entries", on_delete="CASCADE")
+    table = pw.ForeignKeyField(Table, on_delete="CASCADE")
+    number = pw.IntegerField()
+    outcome = pw.CharField(max_length=12, null=True)
+    started_at = pw.DateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("user", "table", "number"), True), (("user", "started_at"), False))
 
 
 class ScoreSheet(BaseModel):
@@ -258,6 +298,8 @@ MODELS = [
     GameRecord,
     PastRound,
     Result,
+    Rating,
+    Entry,
     ScoreSheet,
     SheetRound,
     Due,
@@ -298,6 +340,23 @@ def _migrate(database) -> None:
                         table, name, getattr(Table, name)
                     )
                 )
+    result = Result._meta.table_name
+    if database.table_exists(result) and "rated" not in {
+        c.name for c in database.get_columns(result)
+    }:
+        with database.atomic():
+            migrate(
+                SchemaMigrator.from_database(database).add_column(result, "rated", Result.rated)
+            )
+    if database.table_exists(table) and "min_finished" not in {
+        c.name for c in database.get_columns(table)
+    }:
+        with database.atomic():
+            migrate(
+                SchemaMigrator.from_database(database).add_column(
+                    table, "min_finished", Table.min_finished
+                )
+            )
     seat = Seat._meta.table_name
     if not database.table_exists(seat):
         return

@@ -10,6 +10,7 @@ from flask_babel import gettext as _
 from app import i18n
 from app.bots.registry import BOTS
 from app.engine import RuleError, RuleSet
+from app.features import reliability
 from app.storage import chat
 from app.storage.models import Seat, Table, db
 from app.storage.table_store import Snapshot, TableError, seats_of, store
@@ -19,6 +20,7 @@ from app.tables.step import ANY_VERSION, Change, Unchanged
 from app.tables.validation import (
     clean_name,
     parse_chat,
+    parse_min_finished,
     parse_rules,
     parse_timers,
     rule_message,
@@ -114,6 +116,7 @@ def join(code: str, name: str, user_id: int | None = None, seats: int = MAX_SEAT
             raise TableError(_("This game has already started: you can watch it."), 409)
         if len(ch.seats) >= seats:
             raise TableError(_("This table is full."), 409)
+        check_finished_share(ch.table, user_id)
         clean = clean_name(name, ch.seats)
         seat = _add_seat(ch, name=clean, user=user_id)
         # Present from now: the join's push shows it (their page's request and socket
@@ -123,6 +126,37 @@ def join(code: str, name: str, user_id: int | None = None, seats: int = MAX_SEAT
 
     _lobby_change(code, act)
     return seated[-1]  # the attempt that committed (app.tables.step.change may retry)
+
+
+def check_finished_share(table: Table, user_id: int | None) -> None:
+    """The host's "only players who finish at least N% of their games": guests cannot
+    tell, so they cannot join; nor can an account with no game over yet."""
+    least = table.min_finished
+    if not least:
+        return
+    if user_id is None:
+        message = _(
+            "This table is for players with an account who finish at least %(least)s%% "
+            "of their games: sign in to join.",
+            least=least,
+        )
+        raise TableError(message, 403)
+    share = reliability.finished_share(user_id)
+    if share is None:
+        message = _(
+            "This table is for players who finish at least %(least)s%% of their games, "
+            "and you have no games on record yet.",
+            least=least,
+        )
+        raise TableError(message, 403)
+    if share < least:
+        message = _(
+            "This table is for players who finish at least %(least)s%% of their games; "
+            "you finished %(share)s%% of your recent games.",
+            least=least,
+            share=share,
+        )
+        raise TableError(message, 403)
 
 
 def _add_seat(ch: Change, **fields) -> Seat:
@@ -149,6 +183,7 @@ def update_rules(code: str, seat: Seat | None, form) -> Snapshot:
         table.public = str(form.get("public", "")).lower() in ("on", "1", "true")
         table.chat = parse_chat(form, chat.chat_open(table))
         table.turn_clock = clock.parse(form, table.turn_clock)
+        table.min_finished = parse_min_finished(form, table.min_finished)
 
     return _lobby_change(code, act)
 

@@ -22,6 +22,7 @@ from app.engine import (
     RuleSet,
     view,
 )
+from app.features import reliability
 from app.storage.models import GameRecord, Seat, Table
 from app.storage.table_store import Snapshot, Stale, TableError
 from app.tables import clock, service
@@ -45,6 +46,7 @@ def new_game(ch: Change, seats: list[Seat]) -> Game:
         game_id=f"{table.code}-{table.game_number}",
     )
     bot_setup(game)
+    reliability.started(table, seats)  # same transaction: the game counts once started
     ch.set_game(game)
     table.status = Table.PLAYING
     table.votes = {}

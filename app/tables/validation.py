@@ -75,6 +75,25 @@ def parse_chat(form, current: bool) -> bool:
     return raw == "on"
 
 
+def parse_min_finished(form, current: int | None) -> int | None:
+    """The lobby form's "only players who finish at least N% of their games": a whole
+    percent from 1 to 100; blank or 0: anyone may join (None); absent: unchanged."""
+    raw = form.get("min_finished")
+    if raw is None:
+        return current
+    raw = str(raw).strip().rstrip("%").strip()
+    if not raw:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 100:
+        message = _("Games finished: a whole percent from 0 to 100, or blank for anyone.")
+        raise TableError(message, field="min_finished")
+    return value or None
+
+
 def parse_rules(form) -> RuleSet:
     """Build a RuleSet from the lobby form; RuleError names the field that is wrong."""
 

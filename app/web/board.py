@@ -236,7 +236,7 @@ def cards_of(rows) -> tuple:
 
 
 # What another player's box shows (opponent_box reads nothing else of it).
-BOX = ("name", "total", "bot", "forfeited", "present", "is_turn", "is_ender", "face_up")
+BOX = ("name", "mark", "total", "bot", "forfeited", "present", "is_turn", "is_ender", "face_up")
 
 
 def opponent_box(o: dict, cells, slot, show_totals: bool, phase: str):

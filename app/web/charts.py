@@ -25,12 +25,14 @@ def _ticks(low: int, high: int) -> tuple[int, int, list[int]]:
     return low, high, list(range(low, high + 1, step))
 
 
-def line_chart(points: list[dict]) -> dict:
+def line_chart(points: list[dict], from_zero: bool = True) -> dict:
     """points: [{"value": int, "label": str, "mark": bool}] in order, oldest first.
-    Returns what _chart_line.html draws."""
+    Returns what _chart_line.html draws. `from_zero`: the axis starts at 0 at most
+    (totals); else it spans the values only (ratings, around 1000)."""
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     values = [p["value"] for p in points]
-    low, high, ticks = _ticks(min(0, *values) if values else 0, max(values, default=1))
+    lowest = min(values, default=0)
+    low, high, ticks = _ticks(min(0, lowest) if from_zero else lowest, max(values, default=1))
 
     def y(v: float) -> float:
         return round(TOP + plot_h * (high - v) / (high - low), 1)

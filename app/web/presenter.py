@@ -58,8 +58,15 @@ class Shared:
     collector's middle generation, which walks it: strings, numbers, tuples and dicts of
     those (nothing to walk). `previous` (an earlier version's) lends what did not change."""
 
-    def __init__(self, snap: Snapshot, present: set[int], previous: Shared | None = None):
+    def __init__(
+        self,
+        snap: Snapshot,
+        present: set[int],
+        previous: Shared | None = None,
+        marks: dict[int, tuple[str, str]] | None = None,
+    ):
         table = snap.table
+        marks = marks or {}  # seat id -> (text, its longer label): accounts' marks
         self.game = snap.game
         self.rules = rule_set(table.rules)
         self.votes = table.votes or {}
@@ -71,6 +78,7 @@ class Shared:
                 "is_host": s.id == table.host_seat,
                 "present": s.bot is not None or s.id in present,
                 "player_id": s.player_id,
+                "mark": marks.get(s.id),
             }
             for s in snap.seats
         )
@@ -97,6 +105,7 @@ class Shared:
         self.grids = rnd["grids"]  # the view's: kept while a grid is unchanged
         self.cells = {pid: self._cells(pid, grid, previous) for pid, grid in self.grids.items()}
         present_of = {s["player_id"]: s["present"] for s in self.seats}
+        mark_of = {s["player_id"]: s["mark"] for s in self.seats}
         players = {p["id"]: p for p in v["players"]}
         self.opponent = {
             pid: {
@@ -106,6 +115,7 @@ class Shared:
                 "bot": players[pid]["bot"],
                 "forfeited": players[pid]["forfeited"],
                 "present": present_of.get(pid, False),
+                "mark": mark_of.get(pid),
                 "is_turn": rnd["turn"] == pid,
                 "is_ender": rnd["ender"] == pid,
                 "face_up": self._face_up(pid, previous),

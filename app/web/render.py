@@ -18,6 +18,8 @@ from flask import current_app, has_request_context, request, url_for
 
 from app import i18n, tables
 from app.bots.registry import BOTS
+from app.features import marks
+from app.i18n import gettext as _
 from app.live.hub import Connection
 from app.storage.models import Seat, Table, db
 from app.tables import Snapshot
@@ -198,9 +200,36 @@ def _keep(snap: Snapshot, entry: tuple) -> None:
 
 
 def _shared(snap: Snapshot, present: set[int], away, previous=None) -> Shared:
-    shared = Shared(snap, present, previous)
+    shared = Shared(snap, present, previous, seat_marks(snap.seats))
     shared.away = away
     return shared
+
+
+def seat_marks(seats) -> dict[int, tuple[str, str]]:
+    """The marks beside account holders' names (app.features.marks), by seat id: a
+    short text ("1034 · 95%") and what it says in words."""
+    owners = {s.id: s.user_id for s in seats if s.user_id is not None and s.bot is None}
+    if not owners:
+        return {}
+    found = marks.marks(owners.values())
+    out = {}
+    for seat_id, user_id in owners.items():
+        m = found[user_id]
+        shown = _("%(rating)s?", rating=m.rating) if m.provisional else str(m.rating)
+        words = (
+            _("rating %(rating)s, provisional", rating=m.rating)
+            if m.provisional
+            else _("rating %(rating)s", rating=m.rating)
+        )
+        if m.finished is not None:
+            shown = _("%(rating)s · %(finished)s%%", rating=shown, finished=m.finished)
+            words = _(
+                "%(rating)s; finishes %(finished)s%% of their games",
+                rating=words,
+                finished=m.finished,
+            )
+        out[seat_id] = (shown, words)
+    return out
 
 
 def boxes(shared: Shared) -> dict:

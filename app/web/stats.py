@@ -9,7 +9,7 @@ from flask_babel import gettext as _
 from app import tables
 from app.engine import replay
 from app.engine.record import RecordError
-from app.features import stats
+from app.features import rating, reliability, stats
 from app.features.accounts import by_username
 from app.storage.models import Table, User
 from app.web import charts
@@ -50,6 +50,10 @@ def stats_context(user) -> dict:
     ]
     bins = stats.histogram(s.round_scores)
     return {
+        **rating_context(user),
+        "finished_share": reliability.finished_share(user),
+        "recent_games": reliability.RECENT,
+        "provisional_games": rating.PROVISIONAL_GAMES,
         "owner": user,
         "s": s,
         "line": charts.line_chart(points) if points else None,
@@ -58,6 +62,33 @@ def stats_context(user) -> dict:
         if s.round_scores
         else None,
         "bins": bins,
+    }
+
+
+RATING_POINTS = 30  # games in the rating chart
+
+
+def rating_context(user) -> dict:
+    """The account's rating now and a line of it over its last rated games."""
+    steps = rating.history(user)
+    if not steps:
+        return {"skill": None, "rating_line": None, "rating_steps": []}
+    first = max(0, len(steps) - RATING_POINTS)
+    points = [
+        {
+            "value": rating.shown(r.mu, r.sigma),
+            "label": _("Game %(number)s", number=r.games),
+            "mark": False,
+        }
+        for r in steps[first:]
+    ]
+    if first == 0:  # where every account starts
+        points.insert(0, {"value": rating.DEFAULT.shown, "label": _("Start"), "mark": False})
+    last = steps[-1]
+    return {
+        "skill": rating.Skill(last.mu, last.sigma, last.games),
+        "rating_line": charts.line_chart(points, from_zero=False),
+        "rating_steps": points,
     }
 
 
@@ -91,9 +122,9 @@ def history():
 
 @bp.get("/leaderboard")
 def leaderboard():
-    by = request.args.get("by", "wins")
+    by = request.args.get("by", "rating")
     if by not in stats.BOARDS:
-        by = "wins"
+        by = "rating"
     rows = stats.leaderboard(by)
     me = signed_in()
     pages = max(1, -(-len(rows) // PER_PAGE))
@@ -110,6 +141,7 @@ def leaderboard():
         my_row=rows[mine] if mine is not None else None,
         my_page=mine // PER_PAGE + 1 if mine is not None else None,
         min_games=stats.WIN_RATE_MIN_GAMES,
+        provisional_games=rating.PROVISIONAL_GAMES,
     )
 
 

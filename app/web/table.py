@@ -19,6 +19,7 @@ from app import i18n, tables
 from app.engine import DiscardDrawn, Draw, KeepDrawn, Reveal, TakeDiscard
 from app.engine.rules import BOUNDS
 from app.features import accounts
+from app.features.reliability import RECENT as RECENT_GAMES
 from app.tables import clock
 from app.web import reactions, services
 from app.web.auth import signed_in
@@ -41,6 +42,7 @@ def limits() -> dict:
             "rejoin_seconds": tables.REJOIN_RANGE,
         },
         "turn_clocks": clock.choices(),
+        "recent_games": RECENT_GAMES,
     }
 
 

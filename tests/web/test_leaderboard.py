@@ -64,7 +64,7 @@ def test_ranked_by_wins_with_shared_ranks(browser, app):
     add_results(cat, [(1, 3, 30), (1, 3, 10), (3, 3, 90), (2, 3, 60)])
     add_results(dan, [(2, 2, 10)])
     make_user("eve")  # no game yet: not ranked
-    html = browser().get("/leaderboard").data.decode()
+    html = browser().get("/leaderboard?by=wins").data.decode()
     # Equal wins share a rank; the one with fewer games comes first.
     assert rows_of(html) == [
         ("1", "ann", False),
@@ -97,10 +97,10 @@ def test_ranked_by_average_round_score_lowest_first(browser, app):
     assert "5.0" in html and "15.0" in html
 
 
-def test_an_unknown_ranking_falls_back_to_wins(browser, app):
+def test_an_unknown_ranking_falls_back_to_rating(browser, app):
     add_results(make_user("ann"), [(1, 1, 1)])
     html = browser().get("/leaderboard?by=%3Cscript%3E").data.decode()
-    assert 'aria-current="page">Most wins' in html and rows_of(html) == [("1", "ann", False)]
+    assert 'aria-current="page">Rating' in html
 
 
 def test_paginated_with_the_players_own_row_highlighted(browser, app, monkeypatch):
@@ -112,20 +112,20 @@ def test_paginated_with_the_players_own_row_highlighted(browser, app, monkeypatc
         add_results(u, [(1, 1, 1)] * (25 - i))  # player00 has the most wins
     me = browser()
     signin(me, "player22")
-    first = me.get("/leaderboard").data.decode()
+    first = me.get("/leaderboard?by=wins").data.decode()
     assert len(rows_of(first)) == 20 and not any(h for *_, h in rows_of(first))
     assert "Page 1 of 2" in first and "You are number 23" in first
     assert 'href="/leaderboard?page=2&amp;by=wins">see your row</a>' in first or (
         'href="/leaderboard?by=wins&amp;page=2">see your row</a>' in first
     )
-    second = me.get("/leaderboard?page=2").data.decode()
+    second = me.get("/leaderboard?by=wins&page=2").data.decode()
     rows = rows_of(second)
     assert [r[0] for r in rows] == ["21", "22", "23", "24", "25"]
     assert [r for r in rows if r[2]] == [("23", "player22", True)]
     assert 'aria-current="true"' in second and '<span class="tag">you</span>' in second
     # Out of range pages show the last one; nonsense shows the first.
-    assert rows_of(me.get("/leaderboard?page=99").data.decode()) == rows
-    assert len(rows_of(me.get("/leaderboard?page=x").data.decode())) == 20
+    assert rows_of(me.get("/leaderboard?by=wins&page=99").data.decode()) == rows
+    assert len(rows_of(me.get("/leaderboard?by=wins&page=x").data.decode())) == 20
 
 
 def test_guests_bots_and_deleted_players_are_not_ranked(browser, app):
@@ -133,14 +133,14 @@ def test_guests_bots_and_deleted_players_are_not_ranked(browser, app):
     code, (a, b, g) = table_with(app, ("Ann", ann), ("Bob", bob), ("Guest", None))
     finish(code, game_penalised_ender(a, b))  # Bob wins
     finish(code, game_clean_win(a, b))  # Ann wins
-    html = browser().get("/leaderboard").data.decode()
+    html = browser().get("/leaderboard?by=wins").data.decode()
     assert rows_of(html) == [("1", "ann", False), ("1", "bob", False)]
     assert "Guest" not in html
     from app.features import accounts
 
     with app.app_context():
         accounts.delete_user(bob, "correct horse")
-    html = browser().get("/leaderboard").data.decode()
+    html = browser().get("/leaderboard?by=wins").data.decode()
     assert rows_of(html) == [("1", "ann", False)] and "deleted player" not in html
 
 

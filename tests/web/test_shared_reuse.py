@@ -21,9 +21,9 @@ def built(monkeypatch):
     made = []
     real = render.Shared
 
-    def counted(snap, present, previous=None):
+    def counted(snap, present, previous=None, marks=None):
         made.append(snap.version)
-        return real(snap, present, previous)
+        return real(snap, present, previous, marks)
 
     monkeypatch.setattr(render, "Shared", counted)
     render._SHARED.clear()

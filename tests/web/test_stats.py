@@ -274,11 +274,12 @@ def test_the_charts_are_svg_with_text_for_screen_readers(app, browser, ann_and_b
     signin(page, "ann")
     html = text(page.get("/me/stats"))
     svgs = re.findall(r"<svg[^>]*>.*?</svg>", html, re.S)
-    assert len(svgs) == 2
+    assert len(svgs) == 3
     for svg in svgs:
         assert 'role="img"' in svg and 'viewBox="0 0 320 180"' in svg and 'width="100%"' in svg
         assert "<title" in svg and "<desc" in svg
-    line, bars = svgs
+    rated, line, bars = svgs
+    assert rated.count("<circle") == 3 and "Game 1: " in rated and "Game 2: " in rated
     assert "Game 1: 30; Game 2: 1 (won)" in line
     assert line.count("<circle") == 2 and 'class="pt win"' in line
     assert "0–4: 1 round;" in bars and "30–39: 1 round;" in bars and "5–9: 0 rounds" in bars
