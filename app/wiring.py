@@ -13,11 +13,13 @@ once the web layer is registered."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from app.cluster.broker import Broker
 from app.cluster.due import DueScheduler
 from app.cluster.fanout import Fanout
 from app.cluster.presence import SharedPresence
+from app.features.alerts import Alerting, Alerts, Keys
 from app.live.hub import Hub
 from app.live.presence import Presence
 from app.live.scheduler import InlineScheduler, Scheduler
@@ -38,6 +40,7 @@ class Services:
     broker: Broker | None = None  # the multi-process mode's Redis
     shared: SharedPresence | None = None
     fanout: Fanout | None = None
+    alerts: Alerts | None = None  # turn alerts on locked phones (Web Push)
 
     @property
     def scheduler(self):
@@ -52,9 +55,19 @@ def build(app) -> Services:
     )
     many = bool(app.config.get("REDIS_URL"))
     services = _many_processes(app, timing) if many else _one_process(timing)
+    _with_alerts(app, services)
     app.extensions[SERVICES] = services
     app.extensions[EXTENSION] = services.tables
     return services
+
+
+def _with_alerts(app, services: Services) -> None:
+    """The table service's changes also alert the players not looking (app.features.alerts)."""
+    keys = Keys(Path(app.instance_path), app.config.get("VAPID_PRIVATE_KEY"))
+    subject = app.config.get("VAPID_SUBJECT") or "mailto:skymo@localhost"
+    services.alerts = Alerts(app, keys, subject, services.hub.looking)
+    tables = services.tables
+    tables.publisher = Alerting(tables.publisher, services.alerts)
 
 
 def _one_process(timing: Timing) -> Services:

@@ -25,6 +25,13 @@
     sounds.then((m) => m.play(name, volume)).catch(() => { sounds = null; });
   }
 
+  // Turn alerts on this device: their code (static/push-1.js) loads when the switch
+  // is used. The page tells its socket whether it is visible: alerts wait while it is.
+  const alerts = "skymo-push:" + location.pathname;
+  let socket;
+  const shown = () => socket?.send(d.visibilityState);
+  d.addEventListener("visibilitychange", shown);
+
   function soundControls() {
     const on = keep.get("skymo-sound") === "on";
     for (const box of d.querySelectorAll("[data-sound]")) box.checked = on;
@@ -33,6 +40,7 @@
       range.disabled = !on;
     }
     for (const menu of d.querySelectorAll("[data-sound-menu][hidden]")) menu.hidden = false;
+    for (const box of d.querySelectorAll("[data-push]")) box.checked = !!keep.get(alerts);
   }
 
   // Your turn: a marker in the tab's title, a buzz and a sound (once per turn).
@@ -221,7 +229,9 @@
     d.body.classList.add("offline");
     tell(bar?.dataset.down);
   }
-  function up() {
+  function up(e) {
+    socket = e.detail.socketWrapper;
+    shown();
     clearTimeout(dropping);
     dropping = null;
     heard = Date.now();
@@ -307,6 +317,8 @@
       keep.set("skymo-sound", e.target.checked ? "on" : "off");
       soundControls();
       play("turn");
+    } else if (e.target.dataset.push) {
+      import(e.target.dataset.push).then((m) => m.turn(e.target, keep, alerts));
     } else if (e.target.matches("[data-volume]")) {
       keep.set("skymo-volume", e.target.value);
       play("flip");

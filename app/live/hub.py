@@ -43,6 +43,7 @@ class Connection:
     locale: str = "en"  # the language of the page that opened the socket: pushes use it
     page: str = ""  # the id of the page that opened the socket (`?p=`), if it sent one
     muted: frozenset = frozenset()  # seat ids whose chat messages this viewer hides
+    visible: bool = True  # the page is shown, as it last said (alerts wait meanwhile)
     # True: pushes wait in a queue that `pump` sends from (sockets); False: send() is
     # called by whoever publishes (tests that capture pushes).
     queued: bool = False
@@ -263,6 +264,12 @@ class Hub:
                 holding(conn.code, False)
         if self._presence is not None:
             self._presence.closed(conn.code, conn.seat_id, conn.lost)
+
+    def looking(self, code: str, seat_id: int) -> bool:
+        """Whether a page of this seat at the table, with a socket here, is visible."""
+        with self._lock:
+            conns = self._tables.get(code, ())
+            return any(c.seat_id == seat_id and c.visible and not c.dead for c in conns)
 
     def connections(self, code: str) -> list[Connection]:
         with self._lock:
