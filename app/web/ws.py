@@ -77,13 +77,13 @@ class Wakeup:
 VISIBILITY = ("visible", "hidden")  # what a page sends: document.visibilityState
 
 
-def drain(ws, conn: Connection | None = None) -> None:
-    """Read what the client sent, without waiting: its page's visibility (alerts wait
-    while it is visible); anything else is dropped."""
+def drain(ws, heard=None) -> None:
+    """Read what the client sent, without waiting: its page's visibility goes to
+    `heard(visible)` (alerts wait while a page is visible); anything else is dropped."""
     with contextlib.suppress(ConnectionClosed):
         while (said := ws.receive(timeout=0)) is not None:
-            if conn is not None and said in VISIBILITY:
-                conn.visible = said == "visible"
+            if heard is not None and said in VISIBILITY:
+                heard(said == "visible")
 
 
 def uncompressed() -> None:
@@ -119,7 +119,8 @@ def serve(ws, conn: Connection, what: str, unchanged=lambda: False, to: Hub | No
             to.send_to(conn, what)
         # Clients send only their page's visibility; anything else is dropped.
         heartbeat = current_app.config.get("SOCKET_HEARTBEAT")
-        conn.pump(alive=lambda: ws.connected, woken=lambda: drain(ws, conn), heartbeat=heartbeat)
+        heard = lambda visible: to.shown(conn, visible)  # noqa: E731
+        conn.pump(alive=lambda: ws.connected, woken=lambda: drain(ws, heard), heartbeat=heartbeat)
     finally:
         if wakeup is not None:
             wakeup.woken = None

@@ -14,6 +14,7 @@ from app import create_app
 from app.features import alerts as alerting
 from app.live.hub import Connection
 from app.storage.models import PushSubscription, Seat, db
+from app.web import ws
 from tests.web.push_double import PushDouble
 from tests.web.web_helpers import Player, game_of, play_until, seat_of, seat_table, start
 
@@ -258,3 +259,19 @@ def test_a_deleted_seat_takes_its_subscriptions(app, browser, double):
     with app.app_context(), db.connection_context():
         Seat.delete().where(Seat.id == seat_of(ann.code, "Bob").id).execute()
     assert PushSubscription.select().count() == 0
+
+
+def test_the_socket_hears_the_pages_visibility_and_drops_the_rest(hub):
+    page = Connection(code="ABC", seat_id=7, csrf="", send=lambda html: None)
+    hub.add(page)
+    said = ["hidden", "anything else", b"\x00binary"]
+
+    class Socket:
+        def receive(self, timeout=None):
+            return said.pop(0) if said else None
+
+    ws.drain(Socket(), lambda visible: hub.shown(page, visible))
+    assert not hub.looking("ABC", 7)
+    said.append("visible")
+    ws.drain(Socket(), lambda visible: hub.shown(page, visible))
+    assert hub.looking("ABC", 7)
