@@ -85,6 +85,8 @@ def create_app(config: dict | None = None) -> Flask:
         # Web Push (turn alerts): the VAPID key, else made once into the instance folder.
         VAPID_PRIVATE_KEY=os.environ.get("SKYMO_VAPID_PRIVATE_KEY") or None,
         VAPID_SUBJECT=os.environ.get("SKYMO_VAPID_SUBJECT") or None,
+        # Tests only: a push service double on http://127.0.0.1 (app.web.alerts).
+        ALERTS_LOOPBACK_HTTP=os.environ.get("SKYMO_ALERTS_LOOPBACK_HTTP") == "1",
     )
     if config:
         app.config.update(config)
