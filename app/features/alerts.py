@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,10 +95,7 @@ class Keys:
         else:
             path = instance / "vapid_private.pem"
             if not path.exists():
-                made = Vapid()
-                made.generate_keys()
-                path.write_bytes(made.private_pem())
-                path.chmod(0o600)
+                made_once(path)
             self.vapid = Vapid.from_file(str(path))
 
     @property
@@ -108,8 +106,21 @@ class Keys:
         )
 
 
-def keys_from_env(instance: Path, env=os.environ) -> Keys:
-    return Keys(instance, env.get("SKYMO_VAPID_PRIVATE_KEY") or None)
+def made_once(path: Path) -> None:
+    """A new key at `path`, unless another process made one first: written aside, then
+    linked in place (a link never replaces a file), so processes sharing the instance
+    folder all read the same key."""
+    made = Vapid()
+    made.generate_keys()
+    aside = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}")
+    aside.write_bytes(made.private_pem())
+    aside.chmod(0o600)
+    try:
+        os.link(aside, path)
+    except FileExistsError:
+        pass
+    finally:
+        aside.unlink()
 
 
 @dataclass(eq=False)

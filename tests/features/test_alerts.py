@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from py_vapid import b64urlencode
+
 from app import create_app, i18n
 from app.engine import GAME_OVER, PLAY, SETUP, Game
-from app.features.alerts import END, ROUND, TURN, Moment, message, moments
+from app.features.alerts import END, ROUND, TURN, Keys, Moment, message, moments
 from app.storage.table_store import Snapshot
 
 
@@ -61,3 +63,12 @@ def test_the_words_of_each_moment(tmp_path):
         "Round 2 begins at table ABC.",
         "The game at table ABC is over.",
     ]
+
+
+def test_the_key_is_made_once_and_kept(tmp_path):
+    first = Keys(tmp_path).public
+    assert Keys(tmp_path).public == first  # read back, not made again
+    assert (tmp_path / "vapid_private.pem").stat().st_mode & 0o777 == 0o600
+    assert [p.name for p in tmp_path.iterdir()] == ["vapid_private.pem"]
+    given = Keys(tmp_path / "elsewhere", b64urlencode(b"\x01" * 32))
+    assert given.public != first
