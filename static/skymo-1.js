@@ -29,8 +29,7 @@
   // is used. The page tells its socket whether it is visible: alerts wait while it is.
   const alerts = "skymo-push:" + location.pathname;
   let socket;
-  const shown = () => socket?.send(d.visibilityState);
-  d.addEventListener("visibilitychange", shown);
+  d.addEventListener("visibilitychange", () => socket?.send(d.visibilityState));
 
   function soundControls() {
     const on = keep.get("skymo-sound") === "on";
@@ -230,8 +229,7 @@
     tell(bar?.dataset.down);
   }
   function up(e) {
-    socket = e.detail.socketWrapper;
-    shown();
+    (socket = e.detail.socketWrapper).send(d.visibilityState);
     clearTimeout(dropping);
     dropping = null;
     heard = Date.now();
