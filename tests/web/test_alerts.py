@@ -15,6 +15,7 @@ from app.features import alerts as alerting
 from app.live.hub import Connection
 from app.storage.models import PushSubscription, Seat, db
 from app.web import ws
+from tests.web.account_helpers import PASSWORD, cheap_hashing, make_user, signin  # noqa: F401
 from tests.web.push_double import PushDouble
 from tests.web.web_helpers import Player, game_of, play_until, seat_of, seat_table, start
 
@@ -275,3 +276,17 @@ def test_the_socket_hears_the_pages_visibility_and_drops_the_rest(hub):
     said.append("visible")
     ws.drain(Socket(), lambda visible: hub.shown(page, visible))
     assert hub.looking("ABC", 7)
+
+
+def test_a_deleted_account_takes_its_subscriptions(app, browser, double):
+    make_user("bob")
+    ann, bob = browser(), browser()
+    signin(bob, "bob")
+    code = ann.create("Ann")
+    bob.join(code, "Bob")
+    subscribe(bob, double.device("bob"))
+    start(ann)
+    assert bob.post(f"/t/{code}/leave").status_code == 303  # a game is left before deleting
+    assert PushSubscription.select().count() == 1
+    assert bob.post("/account/delete", {"delete_password": PASSWORD}).status_code == 200
+    assert PushSubscription.select().count() == 0
