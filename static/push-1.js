@@ -40,7 +40,8 @@ async function subscription(key) {
 // Turns alerts on or off as the switch `box` says, and keeps (`keep.set(name)`) whether
 // they are on, for the switch on the next page of this table.
 export async function turn(box, keep, name) {
-  const texts = await fetch(table + "/alerts").then((r) => r.json());
+  // The key and the words; without them (no connection) the switch just goes back.
+  const texts = await fetch(table + "/alerts").then((r) => r.json()).catch(() => ({}));
   try {
     if (box.checked) {
       if ((await Notification.requestPermission()) !== "granted") throw new Error("denied");

@@ -150,10 +150,11 @@ def test_each_moment_is_sent_once_even_when_processes_race(app, browser, double)
     assert len(double.received) == 1
 
 
-def test_an_expired_subscription_is_removed(app, browser, double):
+@pytest.mark.parametrize("gone", [404, 410])
+def test_an_expired_subscription_is_removed(app, browser, double, gone):
     ann, bob = seat_table(browser)
     subscribe(bob, double.device("bob"))
-    double.status = 410
+    double.status = gone
     start(ann)
     double.wait(1)
     deadline = time.monotonic() + 5
@@ -290,3 +291,13 @@ def test_a_deleted_account_takes_its_subscriptions(app, browser, double):
     assert PushSubscription.select().count() == 1
     assert bob.post("/account/delete", {"delete_password": PASSWORD}).status_code == 200
     assert PushSubscription.select().count() == 0
+
+
+def test_a_push_service_that_fails_otherwise_keeps_the_subscription(app, browser, double):
+    ann, bob = seat_table(browser)
+    subscribe(bob, double.device("bob"))
+    double.status = 500
+    start(ann)
+    double.wait(1)
+    time.sleep(0.3)
+    assert PushSubscription.select().count() == 1
