@@ -5,16 +5,24 @@ from __future__ import annotations
 
 from app.storage.models import PushSubscription, db
 
+DEVICES = 8  # subscriptions kept per seat: the newest (a seat's requests cannot fill a table)
+
 
 def subscribe(code: str, seat_id: int, endpoint: str, p256dh: str, auth: str, locale: str):
     """Keep (or renew) this device's subscription at the seat."""
+    of_seat = PushSubscription.seat == seat_id
     with db.atomic():
-        PushSubscription.delete().where(
-            (PushSubscription.seat == seat_id) & (PushSubscription.endpoint == endpoint)
-        ).execute()
+        PushSubscription.delete().where(of_seat & (PushSubscription.endpoint == endpoint)).execute()
         PushSubscription.create(
             table=code, seat=seat_id, endpoint=endpoint, p256dh=p256dh, auth=auth, locale=locale
         )
+        newest = (
+            PushSubscription.select(PushSubscription.id)
+            .where(of_seat)
+            .order_by(PushSubscription.id.desc())
+            .limit(DEVICES)
+        )
+        PushSubscription.delete().where(of_seat & PushSubscription.id.not_in(newest)).execute()
 
 
 def unsubscribe(seat_id: int, endpoint: str) -> int:

@@ -13,6 +13,7 @@ import pytest
 from app import create_app
 from app.features import alerts as alerting
 from app.live.hub import Connection
+from app.storage import alerts as storage_alerts
 from app.storage.models import PushSubscription, Seat, db
 from app.web import ws
 from tests.web.account_helpers import PASSWORD, cheap_hashing, make_user, signin  # noqa: F401
@@ -301,3 +302,13 @@ def test_a_push_service_that_fails_otherwise_keeps_the_subscription(app, browser
     double.wait(1)
     time.sleep(0.3)
     assert PushSubscription.select().count() == 1
+
+
+def test_a_seat_keeps_its_newest_devices_only(app, browser, double):
+    ann, bob = seat_table(browser)
+    for n in range(storage_alerts.DEVICES + 3):
+        assert subscribe(bob, double.device(f"bob{n}")).status_code == 200
+    subscribe(bob, double.device("bob4"))  # the same device again: renewed, not added
+    kept = sorted(s.endpoint.rsplit("/", 1)[1] for s in PushSubscription.select())
+    assert len(kept) == storage_alerts.DEVICES
+    assert "bob4" in kept and "bob0" not in kept
