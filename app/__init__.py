@@ -61,6 +61,10 @@ def create_app(config: dict | None = None) -> Flask:
         DATABASE_URL=os.environ.get("SKYMO_DATABASE_URL", f"sqlite:///{instance / 'skymo.db'}"),
         BOT_DELAY=float(os.environ.get("SKYMO_BOT_DELAY", "0.8")),
         NEXT_ROUND_SECONDS=float(os.environ.get("SKYMO_NEXT_ROUND_SECONDS", "20")),
+        # The turn clock's choices (app.tables.clock): tests add a short one.
+        TURN_CLOCK_CHOICES=tuple(
+            int(s) for s in os.environ.get("SKYMO_TURN_CLOCKS", "30,60,90,120").split(",")
+        ),
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         # The cookie is re-sent only when the session changes (a seat, a sign-in), not

@@ -33,10 +33,24 @@ from markupsafe import Markup
 
 from app.storage.models import DELETED_NAME, User
 
-LANGUAGES = ("en", "fr", "de")
+# Languages as the web names them (BCP 47 tags: html lang, hreflang, ?lang=, the cookie,
+# the account's choice). Babel and the catalog folders write a region with "_" (pt_BR).
+LANGUAGES = ("en", "fr", "de", "es", "it", "pt-BR", "nl")
 DEFAULT = "en"
 # Each language named in itself, as language menus do (a reader finds their own).
-NAMES = {"en": "English", "fr": "Français", "de": "Deutsch"}
+NAMES = {
+    "en": "English",
+    "fr": "Français",
+    "de": "Deutsch",
+    "es": "Español",
+    "it": "Italiano",
+    "pt-BR": "Português (Brasil)",
+    "nl": "Nederlands",
+}
+# Any spelling of a tag we speak ("pt_BR", "pt-br") -> the tag; a main language alone
+# ("pt", as in "pt-PT" or "de" in "de-AT") -> the variant we speak of it.
+SPOKEN = {tag.lower(): tag for tag in LANGUAGES}
+BY_MAIN = {tag.split("-")[0].lower(): tag for tag in LANGUAGES}
 COOKIE = "lang"
 COOKIE_AGE = 60 * 60 * 24 * 365
 TRANSLATIONS = Path(__file__).resolve().parent / "translations"
@@ -110,9 +124,30 @@ def bound(translations=None):
 
 @lru_cache(maxsize=32)
 def parsed(lang: str) -> Locale:
-    """A language code as Babel's Locale (parsing one takes longer than a push's
-    whole translation work): for force_locale."""
-    return Locale.parse(lang)
+    """A language tag ("pt-BR") or Babel name ("pt_BR") as Babel's Locale (parsing one
+    takes longer than a push's whole translation work): for force_locale."""
+    return Locale.parse(babel_name(lang))
+
+
+def known(value: str | None) -> str | None:
+    """`value` as one of LANGUAGES however it is spelled ("pt_BR", "pt-br": "pt-BR"),
+    or None when we do not speak it."""
+    return SPOKEN.get(value.replace("_", "-").lower()) if value else None
+
+
+def babel_name(tag: str) -> str:
+    """A language tag as Babel and the catalog folders name it: "pt-BR" -> "pt_BR"."""
+    return tag.replace("-", "_")
+
+
+def tag_of(locale) -> str:
+    """A Babel locale (or its name) as the web writes it: pt_BR -> "pt-BR"."""
+    return str(locale).replace("_", "-")
+
+
+def current() -> str:
+    """The language of this request (or of the push being rendered) as a tag."""
+    return tag_of(get_locale())
 
 
 def gettext(string: str, **variables) -> str:
@@ -133,8 +168,7 @@ def chosen_now() -> str | None:
     query = request.environ.get("QUERY_STRING", "")
     if "lang" not in query and "%" not in query:
         return None  # most requests: no query string to parse (every move, every push)
-    lang = request.args.get("lang")
-    return lang if lang in LANGUAGES else None
+    return known(request.args.get("lang"))
 
 
 def account():
@@ -147,16 +181,31 @@ def account():
 
 def select_locale() -> str:
     """?lang= on any page; else the signed-in account's choice; else the one this browser
-    remembers (cookie); else the browser's Accept-Language; else English."""
+    remembers (cookie); else the browser's Accept-Language; else English. As Babel names
+    it (Flask-Babel parses it): pt_BR."""
     user = account()
     for lang in (
         chosen_now(),
-        user.language if user is not None else None,
-        request.cookies.get(COOKIE),
+        known(user.language) if user is not None else None,
+        known(request.cookies.get(COOKIE)),
     ):
-        if lang in LANGUAGES:
+        if lang is not None:
+            return babel_name(lang)
+    return babel_name(from_browser(request.accept_languages) or DEFAULT)
+
+
+def from_browser(accepted) -> str | None:
+    """The browser's most wanted language that we speak: each of its languages in its
+    order of preference, exactly ("pt-BR") or by its main language ("de-AT": de, "pt-PT":
+    pt-BR), so "it-IT, en;q=0.5" reads Italian (werkzeug's best_match would answer en,
+    trying main languages only after every exact match)."""
+    for value, quality in accepted:
+        if quality <= 0 or value == "*":
+            continue
+        lang = known(value) or BY_MAIN.get(value.replace("_", "-").split("-")[0].lower())
+        if lang is not None:
             return lang
-    return request.accept_languages.best_match(LANGUAGES) or DEFAULT
+    return None
 
 
 def remember(response):
@@ -177,11 +226,11 @@ def remember(response):
             httponly=True,
             secure=bool(current_app.config.get("SESSION_COOKIE_SECURE")),
         )
-    lang = chosen or request.cookies.get(COOKIE)
+    lang = chosen or known(request.cookies.get(COOKIE))
     user = account()
     if (
         user is not None
-        and lang in LANGUAGES
+        and lang is not None
         and user.language != lang
         and (chosen or user.language is None)
     ):
@@ -201,7 +250,8 @@ def lang_url(lang: str) -> str:
 
 # ----- phrases built from game values ---------------------------------------------------
 def card(value) -> str:
-    """A card value with its article: 'a 7', 'an 8' (French 'un 7', German 'eine 7')."""
+    """A card value with its article: 'a 7', 'an 8' (French 'un 7', German 'eine 7',
+    Dutch 'een 8')."""
     if value in (8, 11):
         return _("an %(card)s", card=value)
     return _("a %(card)s", card=value)
@@ -312,7 +362,7 @@ def init_app(app) -> None:
 
     @app.context_processor
     def language():
-        return {"lang": str(get_locale()), "languages": LANGUAGES}
+        return {"lang": current(), "languages": LANGUAGES}
 
 
 def _install_jinja_gettext(env) -> None:

@@ -1,8 +1,10 @@
 // Skymo's service worker (app/web/pwa.py): static files from the cache, pages from the
 // network, and the offline page when the network is gone.
-const CACHE = "skymo-{{ version }}";
-const OFFLINE = "{{ url_for('pwa.offline') }}";
-const FILES = {{ (files + [url_for('pwa.offline')])|tojson }};
+// The offline page in the language of the page that registered this worker (a new
+// language is a new worker: its bytes differ, and it caches that language's page).
+const CACHE = "skymo-{{ version }}-{{ lang }}";
+const OFFLINE = "{{ url_for('pwa.offline', lang=lang) }}";
+const FILES = {{ (files + [url_for('pwa.offline', lang=lang)])|tojson }};
 const ICON = {{ icon|tojson }};
 
 // Fetched without cookies: a response here must never replace the session cookie of a

@@ -74,6 +74,11 @@ class Table(BaseModel):
     # The host's setting: the table's chat is open. Nullable so that adding the column
     # to a stored database alters no table (SQLite would rebuild it, cascading its seats).
     chat = pw.BooleanField(default=True, null=True)
+    # The host's turn clock: seconds a player has for a turn (None: no clock). The
+    # clock's state (when the turn began, each player's timed-out turns in a row, who
+    # is treated as absent) is `clock` (app.tables.clock). Nullable, as `chat`.
+    turn_clock = pw.IntegerField(null=True)
+    clock = JSONField(null=True)
     created_at = pw.DateTimeField(default=utcnow)
     updated_at = pw.DateTimeField(default=utcnow, index=True)
 
@@ -305,6 +310,16 @@ def _migrate(database) -> None:
     if database.table_exists(table) and "chat" not in {c.name for c in database.get_columns(table)}:
         with database.atomic():
             migrate(SchemaMigrator.from_database(database).add_column(table, "chat", Table.chat))
+    for name in ("turn_clock", "clock"):
+        if database.table_exists(table) and name not in {
+            c.name for c in database.get_columns(table)
+        }:
+            with database.atomic():
+                migrate(
+                    SchemaMigrator.from_database(database).add_column(
+                        table, name, getattr(Table, name)
+                    )
+                )
     seat = Seat._meta.table_name
     if not database.table_exists(seat):
         return

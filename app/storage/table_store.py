@@ -165,6 +165,19 @@ class Store:
                     del self._users[code]
                     self._locks.pop(code, None)
 
+    @contextmanager
+    def serialized(self, lock_id: int):
+        """A write transaction that runs alone among those asking for `lock_id`, in every
+        process: for a decision no table's row can lock (Play now's "join a waiting
+        table, or open one"). SQLite has one writer (this process's write lock first, as
+        `locked`); PostgreSQL takes an advisory lock until the commit."""
+        release_connection()
+        write_lock = contextlib.nullcontext() if on_postgres() else self._write_lock
+        with write_lock, db.atomic():
+            if on_postgres():
+                db.execute_sql("SELECT pg_advisory_xact_lock(%s)", (lock_id,))
+            yield
+
     def attempts(self) -> tuple[bool, ...]:
         """How a change tries (app.tables.ports.TableStore): on PostgreSQL first on the
         newest snapshot this process knows, with no row read (one round trip instead of

@@ -4,6 +4,8 @@
 - ports.py: what the service needs from its adapters (app/wiring.py picks them)
 - step.py: a change's parts
 - lobby.py: lobby commands; playing.py: game commands
+- clock.py: the turn clock (the host's seconds per turn, players who let it run out)
+- quickplay.py: Play now (a seat at a waiting public table, or a new one)
 - automation.py: bots, away players, timers (app.live.scheduler and
   app.cluster.due run them when due)
 - validation.py: names, the rules form, timers"""
@@ -27,6 +29,7 @@ from app.tables.lobby import (
     update_rules,
 )
 from app.tables.playing import (
+    come_back,
     forfeit,
     opt_rematch,
     play,
@@ -36,6 +39,7 @@ from app.tables.playing import (
     start_rematch,
     vote_next_round,
 )
+from app.tables.quickplay import PLAY_NOW_SEATS, lobbies, play_now, start_now, starts_at
 from app.tables.service import TableService, Timing, change, current
 from app.tables.step import ANY_VERSION, Change, Unchanged, save_game
 from app.tables.validation import GRACE_RANGE, NAME_MAX, REJOIN_RANGE, clean_name, parse_rules
@@ -84,6 +88,7 @@ __all__ = [
     "BOT_NAMES",
     "GRACE_RANGE",
     "MAX_SEATS",
+    "PLAY_NOW_SEATS",
     "NAME_MAX",
     "REJOIN_RANGE",
     "Change",
@@ -94,16 +99,19 @@ __all__ = [
     "add_bot",
     "change",
     "clean_name",
+    "come_back",
     "create_table",
     "forfeit",
     "game_record",
     "get_table",
     "join",
     "load_game",
+    "lobbies",
     "next_automatic",
     "opt_rematch",
     "parse_rules",
     "play",
+    "play_now",
     "public_tables",
     "remove_seat",
     "rename_players",
@@ -116,6 +124,8 @@ __all__ = [
     "TableService",
     "Timing",
     "start",
+    "start_now",
+    "starts_at",
     "rematch_seats",
     "rematch_starter",
     "start_rematch",

@@ -13,7 +13,7 @@ from app.engine import RuleError, RuleSet
 from app.storage import alerts, chat
 from app.storage.models import Seat, Table, db
 from app.storage.table_store import Snapshot, TableError, seats_of, store
-from app.tables import service
+from app.tables import clock, service
 from app.tables.playing import new_game
 from app.tables.step import ANY_VERSION, Change, Unchanged
 from app.tables.validation import (
@@ -99,8 +99,9 @@ def _lobby_change(code: str, act, version=ANY_VERSION) -> Snapshot | None:
     return service.change(code, lobby_act, version=version)
 
 
-def join(code: str, name: str, user_id: int | None = None) -> Seat:
-    """Sit down in the lobby; a signed-in user (`user_id`) owns the seat."""
+def join(code: str, name: str, user_id: int | None = None, seats: int = MAX_SEATS) -> Seat:
+    """Sit down in the lobby; a signed-in user (`user_id`) owns the seat. `seats`: how
+    many the table may have at most (Play now fills fewer)."""
     seated: list[Seat] = []
 
     def act(ch: Change):
@@ -111,7 +112,7 @@ def join(code: str, name: str, user_id: int | None = None) -> Seat:
                 raise Unchanged
         if ch.table.status != Table.LOBBY:
             raise TableError(_("This game has already started: you can watch it."), 409)
-        if len(ch.seats) >= MAX_SEATS:
+        if len(ch.seats) >= seats:
             raise TableError(_("This table is full."), 409)
         clean = clean_name(name, ch.seats)
         seat = _add_seat(ch, name=clean, user=user_id)
@@ -128,6 +129,7 @@ def _add_seat(ch: Change, **fields) -> Seat:
     position = max((s.position for s in ch.seats), default=-1) + 1
     seat = Seat.create(table=ch.table, position=position, token=secrets.token_urlsafe(24), **fields)
     ch.seats_changed = True
+    ch.snap.seats = [*ch.seats, seat]  # seen by what the act does next (more bots)
     return seat
 
 
@@ -146,6 +148,7 @@ def update_rules(code: str, seat: Seat | None, form) -> Snapshot:
         table.rules = rules.to_dict()
         table.public = str(form.get("public", "")).lower() in ("on", "1", "true")
         table.chat = parse_chat(form, chat.chat_open(table))
+        table.turn_clock = clock.parse(form, table.turn_clock)
 
     return _lobby_change(code, act)
 
@@ -159,15 +162,20 @@ def add_bot(code: str, seat: Seat | None, kind: str) -> Snapshot:
         _require_lobby(ch)
         if len(ch.seats) >= MAX_SEATS:
             raise TableError(_("This table is full."), 409)
-        taken = {s.name.casefold() for s in ch.seats}
-        base = [n for n in BOT_NAMES[kind] if n.casefold() not in taken]
-        name = base[0] if base else f"Bot {len(ch.seats) + 1}"
-        n = 2
-        while name.casefold() in taken:
-            name, n = f"{BOT_NAMES[kind][0]} {n}", n + 1
-        _add_seat(ch, name=name, bot=kind)
+        add_bot_seat(ch, kind)
 
     return _lobby_change(code, act)
+
+
+def add_bot_seat(ch: Change, kind: str) -> Seat:
+    """A bot of this kind sits down, under a name nobody at the table has."""
+    taken = {s.name.casefold() for s in ch.seats}
+    base = [n for n in BOT_NAMES[kind] if n.casefold() not in taken]
+    name = base[0] if base else f"Bot {len(ch.seats) + 1}"
+    n = 2
+    while name.casefold() in taken:
+        name, n = f"{BOT_NAMES[kind][0]} {n}", n + 1
+    return _add_seat(ch, name=name, bot=kind)
 
 
 def remove_seat(code: str, seat: Seat | None, target_id) -> Snapshot:

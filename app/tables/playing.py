@@ -24,7 +24,7 @@ from app.engine import (
 )
 from app.storage.models import GameRecord, Seat, Table
 from app.storage.table_store import Snapshot, Stale, TableError
-from app.tables import service
+from app.tables import clock, service
 from app.tables.step import ANY_VERSION, Change, Unchanged, check_version
 from app.tables.validation import illegal_message
 
@@ -76,6 +76,7 @@ def play(code: str, seat: Seat | None, action: Action, version) -> Snapshot:
         except IllegalMove as exc:
             raise TableError(illegal_message(exc.reason), 409) from None
         ch.game_changed = True
+        clock.played(ch.table, seat.player_id)  # here again: the timeouts start over
 
     # The status is checked before the version: a move at a finished table says so.
     return service.change(code, _status_first(act, version, action), version=ANY_VERSION)
@@ -153,6 +154,18 @@ def forfeit(code: str, seat: Seat | None) -> Snapshot:
         except IllegalMove as exc:
             raise TableError(illegal_message(exc.reason), 409) from None
         ch.game_changed = True
+
+    return service.change(code, act)
+
+
+def come_back(code: str, seat: Seat | None) -> Snapshot | None:
+    """ "I'm back": a player treated as absent for letting the turn clock run out plays
+    their own turns again (None if they were not absent)."""
+    _require_seat(seat)
+
+    def act(ch: Change):
+        if not clock.played(ch.table, seat.player_id):
+            raise Unchanged
 
     return service.change(code, act)
 

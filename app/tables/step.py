@@ -11,6 +11,7 @@ from app.engine import GAME_OVER, ROUND_OVER, Game, to_record
 from app.features import stats
 from app.storage.models import GameRecord, Table
 from app.storage.table_store import Snapshot, Stale, seats_of, store
+from app.tables import clock
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +64,7 @@ def save(ch: Change, store) -> None:
     snap = ch.snap
     if ch.game_changed and snap.game is not None:
         settle(snap.table, snap.game)
+        clock.track(snap.table, snap.game, time.time())
     if ch.seats_changed:
         snap.seats = seats_of(snap.table)
     store.write(snap, ch.game_changed)

@@ -18,6 +18,7 @@ from jinja2 import pass_context
 from markupsafe import Markup
 
 from app import i18n
+from app.tables import clock
 
 __all__ = [
     "board_section",
@@ -60,6 +61,8 @@ def board_section(ctx) -> Markup:
         piles = shared_piles(b, urls, csrf, version, memo)
     if b["me"] and b["me"]["grid"]:
         mine = own_section(b, memo["slots"][b["me"]["id"]], urls["move"], version, csrf)
+        if b["phase"] in ("setup", "play") and clock.absent_since(ctx["table"], b["me"]["id"]):
+            mine = parts().back_form(urls, csrf) + mine
     if b["playing"]:
         leaving = b["phase"] != "game_over"
         forms = viewer_forms(urls, csrf, ctx["pieces"]["reactions"], leaving)

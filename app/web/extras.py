@@ -1,5 +1,6 @@
 """What the table page shows beyond the board itself: the countdown before an away
-player's turn is played for them, and the name limit the page checks as the server does."""
+player's turn is played for them (or before the turn clock runs out), and the name
+limit the page checks as the server does."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import threading
 import time
 
 from app import tables
+from app.tables import clock
+from app.tables.quickplay import START_SECONDS
 from app.web import services
 
 _lock = threading.Lock()
@@ -14,9 +17,10 @@ _cache: dict[str, tuple[tuple, dict | None]] = {}  # code -> (key, countdown)
 
 
 def away_countdown(table, now: float | None = None) -> dict | None:
-    """{"name", "seconds", "setup"} when the player the game waits for has no
-    page open and the server will play for them, else None. Worked out once per table state (a
-    push renders the table once per player)."""
+    """{"name", "seconds", "setup", "clock", "idle"} when the server will play for the
+    player the game waits for: they have no page open, or let the turn clock run out too
+    often ("idle"), or their turn clock runs ("clock"); else None. Worked out once per
+    table state (a push renders the table once per player)."""
     now = time.time() if now is None else now
     if table.status != table.PLAYING:
         return None
@@ -36,13 +40,16 @@ def away_countdown(table, now: float | None = None) -> dict | None:
 
 def _countdown(table, now: float, sockets: frozenset) -> dict | None:
     snap = tables.store.snapshot_of(table)
-    if snap.game is None or all(s.id in sockets for s in snap.seats if s.bot is None):
+    timed = snap.table.turn_clock or snap.table.clock
+    if snap.game is None or (
+        not timed and all(s.id in sockets for s in snap.seats if s.bot is None)
+    ):
         # Every person at the table has a socket open here: nobody is away, so the
         # server plays for nobody (what comes next is not worked out for nothing).
         return None
     service = tables.current()
     due = tables.next_automatic(snap, service.presence, service.timing, now)
-    if due is None or due[1] not in ("proxy", "proxy_setup"):
+    if due is None or due[1] not in ("proxy", "proxy_setup", "clock", "clock_setup"):
         return None
     when, kind, player_id = due
     # Due only while the seat has no open socket (a seat seen by a recent request is
@@ -54,7 +61,9 @@ def _countdown(table, now: float, sockets: frozenset) -> dict | None:
     return {
         "name": seat.name,
         "seconds": seconds,
-        "setup": kind == "proxy_setup",
+        "setup": kind.endswith("_setup"),
+        "clock": kind.startswith("clock"),
+        "idle": clock.absent_since(snap.table, player_id) is not None,
     }
 
 
@@ -73,4 +82,6 @@ def waiting_page(me, status: str, board: dict | None, is_host: bool) -> bool:
 
 
 def init_app(app) -> None:
-    app.jinja_env.globals.update(name_max=tables.NAME_MAX, waiting_page=waiting_page)
+    app.jinja_env.globals.update(
+        name_max=tables.NAME_MAX, waiting_page=waiting_page, play_now_wait=START_SECONDS
+    )

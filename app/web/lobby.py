@@ -6,11 +6,11 @@ from functools import cache
 from pathlib import Path
 
 from flask import Blueprint, redirect, render_template, request, session, url_for
-from flask_babel import get_locale
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from app import tables
+from app.i18n import current
 from app.web.auth import signed_in
 from app.web.security import csrf_token
 
@@ -68,6 +68,41 @@ def create():
     return redirect(url_for("table.show", code=table.code), 303)
 
 
+@bp.post("/play")
+def play_now():
+    """Play now: a seat at a public table waiting for players, or a new one."""
+    name = request.form.get("name", "")
+    mine = waiting_seat()
+    if mine is not None:  # pressed again, or in another tab: the same table
+        return redirect(url_for("table.show", code=mine), 303)
+    try:
+        user = signed_in()
+        code, seat = tables.play_now(name, user_id=user.id if user else None)
+    except tables.TableError as exc:
+        return (
+            render_template(
+                "pages/home.html",
+                tables=tables.public_tables(),
+                name=name,
+                error=exc.message,
+                csrf=csrf_token(),
+            ),
+            exc.status,
+        )
+    remember_seat(code, seat.token)
+    session["name"] = seat.name
+    return redirect(url_for("table.show", code=code), 303)
+
+
+def waiting_seat() -> str | None:
+    """The code of a Play now table in its lobby where this browser already sits."""
+    codes = list(session.get("seats", {}))
+    for table in tables.lobbies(codes):  # one query, however many seats the session has
+        if tables.starts_at(table) is not None:
+            return table.code
+    return None
+
+
 @bp.get("/join")
 def join_by_code():
     code = "".join(ch for ch in request.args.get("code", "").upper() if ch.isalnum())
@@ -94,7 +129,8 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 @cache
 def rules_html(lang: str) -> Markup:
-    """docs/rules.<lang>.md when that translation exists, else docs/rules.md, as HTML.
+    """docs/rules.<lang>.md (lang a tag: rules.pt-BR.md) when that translation exists,
+    else docs/rules.md, as HTML.
     The rules are long prose, so they are translated as whole documents, not strings."""
     path = DOCS / f"rules.{lang}.md"
     if not path.is_file():
@@ -106,4 +142,4 @@ def rules_html(lang: str) -> Markup:
 
 @bp.get("/rules")
 def rules():
-    return render_template("pages/rules.html", rules=rules_html(str(get_locale())))
+    return render_template("pages/rules.html", rules=rules_html(current()))

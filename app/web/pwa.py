@@ -9,8 +9,9 @@ from __future__ import annotations
 import hashlib
 
 from flask import Blueprint, current_app, jsonify, render_template
-from flask_babel import get_locale
 from flask_babel import gettext as _
+
+from app.i18n import current
 
 bp = Blueprint("pwa", __name__)
 
@@ -36,7 +37,7 @@ def manifest():
         "short_name": "Skymo",
         "description": _("The card game of low scores, in your browser."),
         # A manifest is fetched without cookies: the page's link names its language.
-        "lang": str(get_locale()),
+        "lang": current(),
         "start_url": "/",
         "scope": "/",
         "display": "standalone",

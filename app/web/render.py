@@ -84,6 +84,8 @@ def table_context(
     }
     if table.status == Table.LOBBY:
         ctx["qr"] = LazyQR(invite_url)
+        start_at = tables.starts_at(table)  # a Play now table's start by itself
+        ctx["starts_in"] = None if start_at is None else max(0, math.ceil(start_at - time.time()))
         ctx["bot_kind_names"] = i18n.bot_kind_names()
     if snap.game is not None:
         b = ctx["board"] = board(shared, me, mode)
@@ -108,7 +110,7 @@ def table_urls(code: str) -> dict:
     """The table's URLs its forms and links use (built once per push). Paths: outside a
     request (a timer's push) url_for would make them absolute, with this process's own
     host, which a reverse proxy's visitors cannot reach."""
-    names = ("show", "move", "leave")
+    names = ("show", "move", "leave", "back")
     return {name: url_for(f"table.{name}", code=code, _external=False) for name in names} | {
         "react": url_for("table.react", code=code, _external=False),
         "home": url_for("lobby.home", _external=False),

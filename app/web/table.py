@@ -19,6 +19,7 @@ from app import i18n, tables
 from app.engine import DiscardDrawn, Draw, KeepDrawn, Reveal, TakeDiscard
 from app.engine.rules import BOUNDS
 from app.features import accounts
+from app.tables import clock
 from app.web import reactions, services
 from app.web.auth import signed_in
 from app.web.board import table_html
@@ -39,6 +40,7 @@ def limits() -> dict:
             "grace_seconds": tables.GRACE_RANGE,
             "rejoin_seconds": tables.REJOIN_RANGE,
         },
+        "turn_clocks": clock.choices(),
     }
 
 
@@ -228,6 +230,18 @@ def next_round(code: str):
 @bp.post("/<code>/leave")
 def leave(code: str):
     return act(code.upper(), tables.forfeit)
+
+
+@bp.post("/<code>/start-now")
+def start_now(code: str):
+    """A Play now table's host starts without waiting: bots take the empty seats."""
+    return act(code.upper(), tables.start_now)
+
+
+@bp.post("/<code>/back")
+def back(code: str):
+    """ "I'm back": after the turn clock ran out too often, the player plays again."""
+    return act(code.upper(), tables.come_back)
 
 
 @bp.post("/<code>/rematch")

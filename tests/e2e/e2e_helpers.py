@@ -108,6 +108,23 @@ def start(page: Page) -> None:
     expect(page.locator("#table .board")).to_be_visible()
 
 
+def game_against_a_bot(page: Page, base_url: str, name: str = "Ann", **rules: str) -> None:
+    """A table of `name` and a greedy bot with these rules (label -> value), started."""
+    create_table(page, base_url, name)
+    if rules:
+        set_rules(page, **rules)
+    add_bot(page)
+    start(page)
+
+
+def sign_up(page: Page, base_url: str, username: str, password: str = "correct horse") -> None:
+    page.goto(base_url + "/signup")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    with page.expect_navigation():
+        page.get_by_role("button", name="Create my account").click()
+
+
 def mark_alive(page: Page) -> None:
     """A flag that survives htmx swaps but not a page load."""
     page.evaluate("window.__skymoNoReload = true")

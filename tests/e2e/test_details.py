@@ -12,13 +12,12 @@ from tests.e2e.e2e_helpers import (
     PHONE,
     Player,
     act,
-    add_bot,
     create_table,
+    game_against_a_bot,
     open_rules,
     play_until_over,
-    set_rules,
     settle,
-    start,
+    sign_up,
     version,
     wait_version,
 )
@@ -26,21 +25,12 @@ from tests.e2e.e2e_helpers import (
 pytestmark = pytest.mark.e2e
 
 
-def sign_up(page, base: str, username: str) -> None:
-    page.goto(base + "/signup")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill("correct horse")
-    with page.expect_navigation():
-        page.get_by_role("button", name="Create my account").click()
-
-
 def test_the_german_leaderboard_fits_a_phone(server, new_context, screenshots):
     page = new_context(**PHONE).new_page()
     sign_up(page, server.url, "Maximiliane_Mustermann")
-    create_table(page, server.url, "Maximiliane")
-    set_rules(page, **{"End score": "10", "Rows": "2", "Columns": "2"})
-    add_bot(page)
-    start(page)
+    game_against_a_bot(
+        page, server.url, "Maximiliane", **{"End score": "10", "Rows": "2", "Columns": "2"}
+    )
     play_until_over([page])
     page.goto(server.url + "/leaderboard?lang=de")
     expect(page.locator("html")).to_have_attribute("lang", "de")
@@ -54,10 +44,7 @@ def test_the_german_leaderboard_fits_a_phone(server, new_context, screenshots):
 
 def test_the_next_round_counts_down(server, new_context):
     page = new_context(**PHONE).new_page()
-    create_table(page, server.url, "Ann")
-    set_rules(page, **{"Rows": "2", "Columns": "2"})
-    add_bot(page)
-    start(page)
+    game_against_a_bot(page, server.url, **{"Rows": "2", "Columns": "2"})
     player = Player(seed=1)
     for _ in range(60):
         if page.locator(".board.phase-round_over").count():

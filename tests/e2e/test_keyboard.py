@@ -11,11 +11,8 @@ from playwright.sync_api import expect
 
 from tests.e2e.e2e_helpers import (
     DESKTOP,
-    add_bot,
-    create_table,
-    set_rules,
+    game_against_a_bot,
     settle,
-    start,
     version,
     wait_version,
 )
@@ -38,10 +35,7 @@ def press_enter_and_wait(page) -> None:
 
 def test_a_whole_turn_by_keyboard_without_tabbing_through_the_page(server, new_context):
     page = new_context(**DESKTOP).new_page()
-    create_table(page, server.url, "Ann")
-    set_rules(page, **{"Rows": "2"})
-    add_bot(page)
-    start(page)
+    game_against_a_bot(page, server.url, **{"Rows": "2"})
     page.reload()  # as a player arriving at the table
     settle(page)
     # The first Tab reaches the skip link; it leads into the table.
@@ -80,10 +74,7 @@ def test_a_whole_turn_by_keyboard_without_tabbing_through_the_page(server, new_c
 
 def test_the_words_fit_every_pointer(server, new_context):
     page = new_context(**DESKTOP).new_page()
-    create_table(page, server.url, "Ann")
-    set_rules(page, **{"Rows": "2"})
-    add_bot(page)
-    start(page)
+    game_against_a_bot(page, server.url, **{"Rows": "2"})
     texts = []
     for _ in range(2):
         texts.append(page.locator("#table").inner_text())

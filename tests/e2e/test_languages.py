@@ -1,5 +1,6 @@
-"""Two people at one table in two languages: a French phone and a German desktop play a
-round by clicks; every push each of them receives is in their own language."""
+"""Two people at one table in two languages (a French phone and a German desktop; a
+Brazilian phone and a Dutch desktop) play a round by clicks; every push each of them
+receives is in their own language."""
 
 from __future__ import annotations
 
@@ -39,14 +40,15 @@ def server_env():
     return {"SKYMO_NEXT_ROUND_SECONDS": "600", "SKYMO_BOT_DELAY": "0.1"}
 
 
-def english(page: Page) -> list[str]:
-    """English words in what the page shows and reads out (names are Léa and Hans)."""
+def english(page: Page, also_theirs: tuple[str, ...] = ()) -> list[str]:
+    """English words in what the page shows and reads out (names are Léa and Hans, Bruna
+    and Daan), less those the page's language writes too (Dutch "is", "of")."""
     text = page.evaluate(
         """() => document.body.innerText + ' ' + [...document.querySelectorAll(
             '[aria-label],[title],[placeholder]')].map(e => [e.getAttribute('aria-label'),
             e.getAttribute('title'), e.getAttribute('placeholder')].join(' ')).join(' ')"""
     )
-    return sorted(set(m.lower() for m in ENGLISH.findall(text)))
+    return sorted(set(m.lower() for m in ENGLISH.findall(text)) - set(also_theirs))
 
 
 def act(page: Page, rng: random.Random) -> str | None:
@@ -77,6 +79,39 @@ def shoot(page: Page, path) -> None:
 
 def last_log(page: Page) -> str:
     return page.locator(".log li").first.inner_text()
+
+
+def play_a_round(
+    phone: Page, desk: Page, phone_lang: str, desk_lang: str, also=None, after_move=None
+):
+    """Both play by clicks until the round is over; returns the banners and log lines
+    each page received by push (keyed by its language). Every page stays without English
+    words (`also`: the ones a language writes too) and is never reloaded. after_move(phone,
+    desk) runs after each move has reached the other page."""
+    also = also or {}
+    rng = random.Random(12)
+    seen = {phone_lang: set(), desk_lang: set()}
+    deadline = time.monotonic() + 120
+    while not all(p.locator(ROUND_DONE).count() for p in (phone, desk)):
+        assert time.monotonic() < deadline, "the round did not end"
+        moved = False
+        for page, other, lang in ((phone, desk, desk_lang), (desk, phone, phone_lang)):
+            if act(page, rng):
+                moved = True
+                sync([other], version(page))  # a push: the other page did not reload
+                settle(other)
+                seen[lang].add(other.locator(".banner").inner_text())
+                if other.locator(".log li").count():
+                    seen[lang].add(last_log(other))
+                assert english(other, also.get(lang, ())) == [], (lang, english(other))
+                if after_move is not None:
+                    after_move(phone, desk)
+        if not moved:
+            sync([phone, desk], max(version(phone), version(desk)))
+    for page in (phone, desk):
+        settle(page)
+        assert still_alive(page), "a page reloaded: the moves were not pushed"
+    return {lang: " | ".join(sorted(texts)) for lang, texts in seen.items()}
 
 
 def test_a_french_phone_and_a_german_desktop_at_one_table(server, new_context, screenshots):
@@ -119,32 +154,16 @@ def test_a_french_phone_and_a_german_desktop_at_one_table(server, new_context, s
     shoot(phone, screenshots / "i18n-fr-phone-setup.png")
     shoot(desk, screenshots / "i18n-de-desktop-setup.png")
 
-    rng = random.Random(12)
-    seen = {"fr": set(), "de": set()}
-    deadline = time.monotonic() + 120
-    shot = False
-    while not all(p.locator(ROUND_DONE).count() for p in (phone, desk)):
-        assert time.monotonic() < deadline, "the round did not end"
-        moved = False
-        for page, other, lang in ((phone, desk, "de"), (desk, phone, "fr")):
-            if act(page, rng):
-                moved = True
-                sync([other], version(page))  # a push: the other page did not reload
-                settle(other)
-                seen[lang].add(other.locator(".banner").inner_text())
-                if other.locator(".log li").count():
-                    seen[lang].add(last_log(other))
-                assert english(other) == [], (lang, english(other))
-                if not shot and other.locator(".log li").count() >= 4:
-                    shoot(phone, screenshots / "i18n-fr-phone-play.png")
-                    shoot(desk, screenshots / "i18n-de-desktop-play.png")
-                    shot = True
-        if not moved:
-            sync([phone, desk], max(version(phone), version(desk)))
-    for page in (phone, desk):
-        settle(page)
-        assert still_alive(page), "a page reloaded: the moves were not pushed"
-    fr, de = " | ".join(sorted(seen["fr"])), " | ".join(sorted(seen["de"]))
+    shot = []
+
+    def shoot_once_the_log_fills(phone: Page, desk: Page) -> None:
+        if not shot and desk.locator(".log li").count() >= 4:
+            shoot(phone, screenshots / "i18n-fr-phone-play.png")
+            shoot(desk, screenshots / "i18n-de-desktop-play.png")
+            shot.append(True)
+
+    seen = play_a_round(phone, desk, "fr", "de", after_move=shoot_once_the_log_fills)
+    fr, de = seen["fr"], seen["de"]
     # The move log and banners each received, in their language, with card articles.
     assert re.search(r"Hans a (pioché et gardé|retourné) un -?\d+", fr), fr
     assert re.search(r"Léa hat eine -?\d+ (gezogen und behalten|aufgedeckt)", de), de
@@ -171,3 +190,77 @@ def test_a_french_phone_and_a_german_desktop_at_one_table(server, new_context, s
     expect(phone.locator("html")).to_have_attribute("lang", "en")
     phone.reload()
     expect(phone.locator("html")).to_have_attribute("lang", "en")
+
+
+def test_a_brazilian_phone_and_a_dutch_desktop_at_one_table(server, new_context, screenshots):
+    # Neither chooses: each browser's own language (Accept-Language) decides.
+    phone = new_context(**PHONE, locale="pt-BR").new_page()
+    desk = new_context(**DESKTOP, locale="nl-NL").new_page()
+    dutch = {"nl": ("is", "of")}
+
+    phone.goto(server.url + "/")
+    expect(phone.locator("html")).to_have_attribute("lang", "pt-BR")
+    expect(phone.get_by_role("heading", level=1)).to_have_text("Jogue Skymo com amigos")
+    phone.get_by_label("Seu nome").fill("Bruna")
+    phone.get_by_role("button", name="Criar uma mesa").click()
+    phone.wait_for_url(re.compile(r"/t/[A-Z0-9]+$"))
+    settle(phone)
+    form = phone.locator("#rules-form")
+    open_rules(phone)
+    form.get_by_label("Linhas", exact=True).fill("2")
+    form.get_by_label("Colunas", exact=True).fill("2")
+    form.get_by_label("Cartas viradas no início", exact=True).fill("1")
+    click_and_wait_change(phone, form.get_by_role("button", name="Salvar as regras"))
+    invite = phone.locator("#invite").input_value()
+    shoot(phone, screenshots / "i18n-pt-BR-phone-lobby.png")
+
+    desk.goto(invite)
+    expect(desk.locator("html")).to_have_attribute("lang", "nl")
+    settle(desk)
+    desk.locator("#join").get_by_label("Je naam").fill("Daan")
+    with desk.expect_navigation():
+        desk.locator("#join").get_by_role("button", name="Meedoen").click()
+    settle(desk)
+    expect(phone.locator("#seats")).to_contain_text("2 de 8")  # pushed, in Portuguese
+    expect(desk.locator("#seats")).to_contain_text("2 van 8")
+    for page in (phone, desk):
+        mark_alive(page)
+
+    click_and_wait_change(phone, phone.get_by_role("button", name="Começar a partida"))
+    sync([desk], version(phone))
+    expect(phone.locator(".banner")).to_contain_text("Vire 1 carta da sua grade.")
+    expect(desk.locator(".banner")).to_contain_text("Draai 1 kaart van je raster om.")
+    shoot(phone, screenshots / "i18n-pt-BR-phone-setup.png")
+    shoot(desk, screenshots / "i18n-nl-desktop-setup.png")
+
+    seen = play_a_round(phone, desk, "pt-BR", "nl", dutch)
+    pt, nl = seen["pt-BR"], seen["nl"]
+    assert re.search(r"Daan (comprou e ficou com|virou) um -?\d+", pt), pt
+    assert re.search(r"Bruna heeft een -?\d+ (getrokken en gehouden|omgedraaid)", nl), nl
+    assert re.search(r"Sua vez: compre uma carta ou pegue o -?\d+\.", pt), pt
+    assert re.search(r"Jouw beurt: trek een kaart of pak de -?\d+\.", nl), nl
+    expect(phone.locator("#round-h, #final-h").first).to_contain_text(
+        re.compile(r"Resultados da rodada 1|venceu|dividem a vitória")
+    )
+    expect(desk.locator("#round-h, #final-h").first).to_contain_text(
+        re.compile(r"Uitslag van ronde 1|wint|winnen samen")
+    )
+    assert english(phone) == [] and english(desk, dutch["nl"]) == []
+    phone.screenshot(path=screenshots / "i18n-pt-BR-phone-results.png", full_page=True)
+    desk.screenshot(path=screenshots / "i18n-nl-desktop-results.png", full_page=True)
+
+    # The header's menu lists every language in its own name; the phone picks Dutch.
+    phone.evaluate("window.scrollTo(0, 0)")
+    phone.locator("details.lang-menu summary").click()
+    links = phone.locator("details.lang-menu a")
+    expect(links).to_have_text(
+        ["English", "Français", "Deutsch", "Español", "Italiano", "Português (Brasil)",
+         "Nederlands"]
+    )  # fmt: skip
+    phone.screenshot(path=screenshots / "i18n-pt-BR-phone-menu.png")
+    with phone.expect_navigation():
+        phone.locator("details.lang-menu").get_by_role("link", name="Nederlands").click()
+    expect(phone.locator("html")).to_have_attribute("lang", "nl")
+    phone.reload()
+    expect(phone.locator("html")).to_have_attribute("lang", "nl")
+    expect(phone.locator(".banner, #round-h, #final-h").first).to_be_visible()

@@ -11,13 +11,10 @@ from playwright.sync_api import expect
 
 from tests.e2e.e2e_helpers import (
     PHONE,
-    add_bot,
     click,
     click_and_wait_change,
-    create_table,
-    set_rules,
+    game_against_a_bot,
     settle,
-    start,
     version,
     wait_version,
 )
@@ -47,10 +44,7 @@ def my_turn_to_draw(page) -> None:
 
 def table_against_a_bot(server, new_context, **options):
     page = new_context(**options).new_page()
-    create_table(page, server.url, "Ann")
-    set_rules(page, **{"Rows": "2"})
-    add_bot(page)
-    start(page)
+    game_against_a_bot(page, server.url, **{"Rows": "2"})
     my_turn_to_draw(page)
     return page
 

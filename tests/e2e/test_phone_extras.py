@@ -13,15 +13,15 @@ from playwright.sync_api import expect
 from tests.e2e.e2e_helpers import (
     PHONE,
     SIZES,
-    add_bot,
     click,
     create_table,
+    game_against_a_bot,
     horizontal_overflow,
     join,
     play_until_over,
-    set_rules,
     settle,
     shoot,
+    sign_up,
     start,
     sync,
     version,
@@ -106,15 +106,8 @@ def test_the_name_box_counts_what_a_person_sees(server, new_context, size):
 # ----- 10. chart labels readable on a phone --------------------------------------------
 def test_chart_labels_are_readable(server, new_context, screenshots, size):
     page = new_context(**SIZES[size]).new_page()
-    page.goto(server.url + "/signup")
-    page.get_by_label("Username").fill("charts_" + size)
-    page.get_by_label("Password").fill("a long enough password")
-    page.get_by_role("button", name="Create my account").click()
-    page.wait_for_load_state()
-    create_table(page, server.url, "Ann")
-    set_rules(page, **{"Rows": "2", "Columns": "2", "End score": "10"})
-    add_bot(page)
-    start(page)
+    sign_up(page, server.url, "charts_" + size, "a long enough password")
+    game_against_a_bot(page, server.url, **{"Rows": "2", "Columns": "2", "End score": "10"})
     play_until_over([page])
     page.goto(server.url + "/me/stats")
     texts = page.locator("svg.chart text")

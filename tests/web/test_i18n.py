@@ -1,5 +1,5 @@
-"""Languages: the pages in French and German show no English, each player's pushes
-and sockets are in their language, the rules page and the score sheet are translated
+"""Languages: the pages in every language show no English, each player's pushes and
+sockets are in their language, the rules page and the score sheet are translated
 (choosing a language: test_language_choice.py)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import re
 import pytest
 from flask_babel import force_locale, gettext
 
-from app.i18n import LANGUAGES
+from app.i18n import LANGUAGES, NAMES
 from app.live.hub import Connection
 from app.storage.models import Seat
 from tests.web.account_helpers import (  # noqa: F401 (cheap_hashing: an autouse fixture)
@@ -31,7 +31,7 @@ from tests.web.web_helpers import (
     start,
 )
 
-# Words of the English interface that are not also French or German words.
+# Words of the English interface (a few are also words of a language: ALSO_THEIRS).
 ENGLISH = {
     "the", "your", "you", "and", "with", "draw", "discard", "round", "rounds", "turn",
     "player", "players", "game", "games", "cards", "grid", "join", "leave", "sign",
@@ -41,6 +41,15 @@ ENGLISH = {
     "row", "rows", "columns", "cleared", "ended", "down", "pile", "shuffle",
     "penalty", "winner", "none", "yes", "no", "here",
 }  # fmt: skip
+# Words of the list above that a language writes too: Spanish, Italian and Portuguese
+# "no" (Portuguese "no" is also "in the"), Dutch "is" and "of" ("or"); Italian and Dutch
+# say "account" (and Italian "password") as English does.
+ALSO_THEIRS = {
+    "es": {"no"},
+    "it": {"no", "account", "password"},
+    "pt-BR": {"no"},
+    "nl": {"is", "of", "account"},
+}
 TEXT_ATTRS = ("aria-label", "title", "placeholder", "hx-confirm", "alt", "data-done")
 
 
@@ -73,9 +82,11 @@ def finished_game(app):
     return code
 
 
-@pytest.mark.parametrize("lang", ["fr", "de"])
+@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != "en"])
 def test_the_pages_show_no_english(browser, finished_game, lang):
-    names = {"ann", "bob", "skymo", "english", "français", "deutsch"}
+    # The language menu names each language in itself (English among them).
+    names = {"ann", "bob", "skymo"} | {w.lower() for n in NAMES.values() for w in n.split()}
+    names |= {"brasil"} | ALSO_THEIRS.get(lang, set())
     people = seat_table(browser, names=("Ann", "Bob"), bots=("greedy",))
     host, guest = people
     for b in people:
@@ -180,6 +191,39 @@ def test_each_player_gets_pushes_in_their_own_language(hub, browser):
             hub.remove(c)
 
 
+def test_pushes_in_spanish_italian_portuguese_and_dutch(hub, browser):
+    """Two players (Brazilian Portuguese, Dutch) and two watchers (Spanish, Italian): one
+    start, each push in its reader's language, with no English."""
+    ann, bob = seat_table(browser, names=("Ann", "Bob"))
+    code = ann.code
+    got = {"pt-BR": [], "nl": [], "es": [], "it": []}
+    seats = {s.name: s.id for s in Seat.select().where(Seat.table == code)}
+    seat_of = {"pt-BR": seats["Ann"], "nl": seats["Bob"], "es": None, "it": None}
+    conns = [
+        Connection(code=code, seat_id=seat_of[lang], csrf="", send=got[lang].append, locale=lang)
+        for lang in got
+    ]
+    for c in conns:
+        hub.add(c)
+    try:
+        start(ann)
+        assert all(got.values()), {k: len(v) for k, v in got.items()}
+        text = {lang: parse(pushes[-1]).text() for lang, pushes in got.items()}
+        assert "Vire 2 cartas da sua grade." in text["pt-BR"]
+        assert "Draai 2 kaarten van je raster om." in text["nl"]
+        assert "Esta partida ya ha empezado: estás mirando." in text["es"]
+        assert "Questa partita è già iniziata: stai guardando." in text["it"]
+        for lang, pushes in got.items():
+            allowed = {"ann", "bob", code.lower()} | ALSO_THEIRS[lang]
+            assert english_in(pushes[-1], allowed) == [], lang
+        Player(ann, "Ann", random.Random(1)).act()
+        assert "Ann heeft" in parse(got["nl"][-1]).text()
+        assert "Ann virou" in parse(got["pt-BR"][-1]).text()
+    finally:
+        for c in conns:
+            hub.remove(c)
+
+
 def test_a_socket_keeps_the_language_of_its_page(live_server):
     """Against a real server: the socket remembers the language its page was in (the
     cookie the ?lang= choice set, or ?lang= on the socket's URL as the page writes it)."""
@@ -222,7 +266,15 @@ def test_a_socket_keeps_the_language_of_its_page(live_server):
 
 # ----- the rules page ------------------------------------------------------------------
 @pytest.mark.parametrize(
-    "lang, title", [("fr", "Comment jouer à Skymo"), ("de", "So spielt man Skymo")]
+    "lang, title",
+    [
+        ("fr", "Comment jouer à Skymo"),
+        ("de", "So spielt man Skymo"),
+        ("es", "Cómo jugar a Skymo"),
+        ("it", "Come si gioca a Skymo"),
+        ("pt-BR", "Como jogar Skymo"),
+        ("nl", "Zo speel je Skymo"),
+    ],
 )
 def test_the_rules_page_is_the_whole_translation(client, lang, title):
     """/rules shows docs/rules.<lang>.md: complete, not a summary (every section, list
@@ -248,7 +300,8 @@ def test_the_rules_page_is_the_whole_translation(client, lang, title):
     assert doc.find("h1").text() == title
     headings = [h.text() for h in doc.find_all("h2")]
     assert len(headings) == shape(english)[0]
-    assert english_in(client.get(f"/rules?lang={lang}").data.decode(), {"skymo"}) == []
+    allowed = {"skymo"} | ALSO_THEIRS.get(lang, set())
+    assert english_in(client.get(f"/rules?lang={lang}").data.decode(), allowed) == []
 
 
 def test_score_sheet_viewers_get_the_sheet_in_their_language(app, browser):
@@ -298,6 +351,10 @@ def test_the_web_manifest_in_the_pages_language(client):
         "en": "Skymo: the card game with friends",
         "fr": "Skymo\xa0: le jeu de cartes entre amis",
         "de": "Skymo: das Kartenspiel mit Freunden",
+        "es": "Skymo: el juego de cartas con amigos",
+        "it": "Skymo: il gioco di carte con gli amici",
+        "pt-BR": "Skymo: o jogo de cartas com amigos",
+        "nl": "Skymo: het kaartspel met vrienden",
     }
 
 

@@ -22,7 +22,7 @@ from tests.web.web_helpers import parse
 
 
 def lang_of(response) -> str:
-    return re.search(r'<html lang="([a-z]+)"', response.data.decode()).group(1)
+    return re.search(r'<html lang="([A-Za-z-]+)"', response.data.decode()).group(1)
 
 
 # ----- choosing ------------------------------------------------------------------------
@@ -49,8 +49,19 @@ def test_lang_switches_and_is_remembered_in_a_cookie(client):
     [
         ("de-DE,de;q=0.9,en;q=0.8", "de"),
         ("fr-CH, fr;q=0.9, en;q=0.8", "fr"),
-        ("es-ES,es;q=0.9,fr;q=0.5", "fr"),
-        ("es-ES", "en"),
+        ("es-ES,es;q=0.9,fr;q=0.5", "es"),
+        ("es-419", "es"),
+        ("it-IT,it;q=0.9,en-US;q=0.8,en;q=0.7", "it"),
+        ("it-IT,en;q=0.5", "it"),  # a main language counts before the next choice
+        ("de-AT,en;q=0.5", "de"),
+        ("pt-BR,pt;q=0.9,en;q=0.8", "pt-BR"),
+        ("pt", "pt-BR"),
+        ("pt-PT,en;q=0.5", "pt-BR"),  # Portuguese readers: Brazil's before English
+        ("nl-BE,fr;q=0.5", "nl"),
+        ("nl", "nl"),
+        ("en-US,pt-BR;q=0.5", "en"),
+        ("pt-BR;q=0,nl;q=0.5", "nl"),  # q=0: not wanted
+        ("ja-JP,zh;q=0.5", "en"),
         ("", "en"),
     ],
 )
@@ -58,6 +69,35 @@ def test_accept_language_decides_without_a_choice(client, header, lang):
     response = client.get("/", headers={"Accept-Language": header})
     assert lang_of(response) == lang
     assert client.get_cookie("lang") is None  # the browser's wish is not a choice
+
+
+def test_brazilian_portuguese_is_pt_BR_on_the_web_and_pt_BR_for_babel(client):
+    """The web's tag (html lang, hreflang, ?lang=, cookie) is pt-BR; Babel's name for it,
+    pt_BR, is also understood in a link, and the page is translated either way."""
+    for asked in ("pt-BR", "pt_BR", "pt-br"):
+        response = client.get(f"/?lang={asked}")
+        assert lang_of(response) == "pt-BR", asked
+        assert "Jogue Skymo com amigos" in response.data.decode()
+        assert client.get_cookie("lang").value == "pt-BR"
+    page = client.get("/rules").data.decode()  # the cookie: rules.pt-BR.md
+    assert lang_of(client.get("/rules")) == "pt-BR" and "Como jogar Skymo" in page
+
+
+@pytest.mark.parametrize(
+    "lang, heading",
+    [
+        ("es", "Juega a Skymo con amigos"),
+        ("it", "Gioca a Skymo con gli amici"),
+        ("pt-BR", "Jogue Skymo com amigos"),
+        ("nl", "Speel Skymo met vrienden"),
+    ],
+)
+def test_each_new_language_by_choice_and_by_browser(app, lang, heading):
+    chosen = app.test_client().get(f"/?lang={lang}")
+    assert lang_of(chosen) == lang and heading in chosen.data.decode()
+    header = {"Accept-Language": f"{lang},en;q=0.5"}
+    wished = app.test_client().get("/signin", headers=header)
+    assert lang_of(wished) == lang
 
 
 def test_every_page_offers_the_switcher(client):
@@ -100,6 +140,9 @@ def test_the_account_remembers_its_language(browser, app):
     other.get("/?lang=fr")
     assert user("ann").language == "fr"
     assert lang_of(ann.get("/")) == "fr"  # the account wins over the old cookie
+    other.get("/?lang=pt-BR")
+    assert user("ann").language == "pt-BR"  # the tag, as the cookie and links say it
+    assert lang_of(ann.get("/leaderboard")) == "pt-BR"
 
 
 def test_a_guests_choice_moves_to_the_account(browser, app):

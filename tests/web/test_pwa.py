@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import struct
 
+import pytest
+
 from tests.web.web_helpers import parse
 
 
@@ -43,8 +45,19 @@ def test_the_service_worker_covers_the_site_and_caches_the_assets(client):
     # every asset the layout and the table page load is cached, and the offline page
     for src in re.findall(r'(?:src|href)="(/static/[^"]+)"', page):
         assert src in body, src
-    assert '"/offline"' in body
+    assert '"/offline?lang=en"' in body
     assert "caches.match(OFFLINE)" in body
+
+
+@pytest.mark.parametrize("lang, says", [("pt-BR", "Sem conexão"), ("nl", "Geen verbinding")])
+def test_the_worker_keeps_the_offline_page_in_the_pages_language(client, lang, says):
+    """The worker fetches its offline page without cookies: its URL names the language
+    of the page that registered it."""
+    client.get(f"/?lang={lang}")
+    body = client.get("/sw.js").data.decode()
+    assert f'"/offline?lang={lang}"' in body and f"-{lang}" in body  # its own cache
+    offline = client.application.test_client().get(f"/offline?lang={lang}")  # no cookie
+    assert says in offline.data.decode()
 
 
 def test_the_offline_page(client):
