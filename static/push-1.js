@@ -37,9 +37,9 @@ async function subscription(key) {
   return worker.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: bytes(key) });
 }
 
-// Turns alerts on or off as the switch `box` says, and keeps (`keep.set(name)`) whether
-// they are on, for the switch on the next page of this table.
-export async function turn(box, keep, name) {
+// Turns alerts on or off as the switch `box` says, and keeps whether they are on in a
+// cookie of this table's pages: the server shows the switch as it was left.
+export async function turn(box) {
   // The key and the words; without them (no connection) the switch just goes back.
   const texts = await fetch(table + "/alerts").then((r) => r.json()).catch(() => ({}));
   try {
@@ -56,5 +56,6 @@ export async function turn(box, keep, name) {
     box.checked = false;
     say(box, texts.failed);
   }
-  keep.set(name, box.checked ? 1 : "");
+  const age = box.checked ? 400 * 24 * 3600 : 0;
+  document.cookie = `skymo-alerts=1; path=${table}; max-age=${age}; samesite=lax`;
 }

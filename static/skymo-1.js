@@ -27,7 +27,6 @@
 
   // Turn alerts on this device: their code (static/push-1.js) loads when the switch
   // is used. The page tells its socket whether it is visible: alerts wait while it is.
-  const alerts = "skymo-push:" + location.pathname;
   let socket;
   d.addEventListener("visibilitychange", () => socket?.send(d.visibilityState));
 
@@ -39,7 +38,6 @@
       range.disabled = !on;
     }
     for (const menu of d.querySelectorAll("[data-sound-menu][hidden]")) menu.hidden = false;
-    for (const box of d.querySelectorAll("[data-push]")) box.checked = !!keep.get(alerts);
   }
 
   // Your turn: a marker in the tab's title, a buzz and a sound (once per turn).
@@ -316,7 +314,7 @@
       soundControls();
       play("turn");
     } else if (e.target.dataset.push) {
-      import(e.target.dataset.push).then((m) => m.turn(e.target, keep, alerts));
+      import(e.target.dataset.push).then((m) => m.turn(e.target));
     } else if (e.target.matches("[data-volume]")) {
       keep.set("skymo-volume", e.target.value);
       play("flip");
