@@ -56,17 +56,25 @@ def moments(snap: Snapshot) -> list[Moment]:
     if game.phase == GAME_OVER:
         key = f"{game.id}:end"
         return [Moment(seat, END, key, number) for seat in people.values()]
+    seating = game.round.seating
     if game.phase == SETUP:
         key = f"{game.id}:r{number}"
-        seating = game.round.seating
         return [Moment(people[p], ROUND, key, number) for p in seating if p in people]
+    if game.phase != PLAY:
+        return []
     turn = game.round.turn
-    if game.phase == PLAY and turn in people:
-        # A turn's moves are written when it ends (a reshuffle is no turn): the count
-        # names the turn, the same before and after its player draws.
-        turns = sum(1 for m in game.round.moves if m["type"] != "reshuffle")
-        return [Moment(people[turn], TURN, f"{game.id}:r{number}:t{turns}", number)]
-    return []
+    # A turn's moves are written when it ends (a reshuffle is no turn): the count names
+    # the turn, the same before and after its player draws.
+    turns = sum(1 for m in game.round.moves if m["type"] != "reshuffle")
+    found = []
+    if turns == 0 and not game.rules.initial_flips:  # no reveals: the round starts in play
+        key = f"{game.id}:r{number}"
+        found = [
+            Moment(people[p], ROUND, key, number) for p in seating if p in people and p != turn
+        ]
+    if turn in people:
+        found.append(Moment(people[turn], TURN, f"{game.id}:r{number}:t{turns}", number))
+    return found
 
 
 def message(moment: Moment, code: str) -> dict:

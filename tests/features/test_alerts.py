@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from py_vapid import b64urlencode
 
 from app import create_app, i18n
-from app.engine import GAME_OVER, PLAY, SETUP, Game
+from app.engine import GAME_OVER, PLAY, SETUP, Game, RuleSet
 from app.features.alerts import END, ROUND, TURN, Keys, Moment, message, moments
 from app.storage.table_store import Snapshot
 
@@ -72,3 +72,18 @@ def test_the_key_is_made_once_and_kept(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["vapid_private.pem"]
     given = Keys(tmp_path / "elsewhere", b64urlencode(b"\x01" * 32))
     assert given.public != first
+
+
+def test_a_round_dealt_straight_into_play_tells_the_others_it_starts():
+    game = Game(
+        [{"id": "s1", "name": "Ann"}, {"id": "s2", "name": "Bob"}, {"id": "s3", "name": "Cat"}],
+        rules=RuleSet(initial_flips=0),
+        seed=4,
+        game_id="g",
+    )
+    assert game.phase == PLAY
+    starter = int(game.round.turn[1:])
+    found = moments(snap_of(game))
+    assert sorted((m.seat_id, m.kind) for m in found) == sorted(
+        [(s, ROUND) for s in (1, 2, 3) if s != starter] + [(starter, TURN)]
+    )
