@@ -76,7 +76,8 @@ def _with_alerts(app, services: Services) -> None:
         def looking(code: str, seat_id: int) -> bool:
             return hub.looking(code, seat_id) or shared.looking(code, seat_id)
 
-    services.alerts = Alerts(app, keys, subject, looking)
+    inline = bool(app.config.get("ALERTS_INLINE", app.config.get("INLINE_BOTS", False)))
+    services.alerts = Alerts(app, keys, subject, looking, inline=inline)
     tables = services.tables
     tables.publisher = Alerting(tables.publisher, services.alerts)
 

@@ -15,6 +15,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -131,6 +132,17 @@ def made_once(path: Path) -> None:
         aside.unlink()
 
 
+@contextmanager
+def connected():
+    """A database connection for the block: this thread's own if it has one open (a
+    request's), else one opened and closed for it (a background job's)."""
+    if not db.is_closed():
+        yield
+        return
+    with db.connection_context():
+        yield
+
+
 @dataclass(eq=False)
 class Alerts:
     """Sends each moment's notification to the devices of players not looking."""
@@ -139,7 +151,12 @@ class Alerts:
     keys: Keys
     subject: str  # VAPID "sub": a mailto: or https: address of the operator
     looking: Callable[[str, int], bool]  # looking(code, seat id): a page of it is visible
+    # Tests: sent within the change's request, as their bots move (no thread left
+    # reading a database the next test replaces).
+    inline: bool = False
     last: dict = field(default_factory=dict)  # code -> keys handled here (same: no work)
+    running: int = 0  # jobs in the background
+    idle: threading.Condition = field(default_factory=threading.Condition)
 
     def after(self, snap: Snapshot) -> None:
         """A committed change: its moments, sent in the background if new here."""
@@ -151,13 +168,31 @@ class Alerts:
         if len(last) >= 4096:
             last.clear()
         last[snap.code] = keys
-        background(lambda: self.send_all(snap.code, found), "skymo-alerts")
+        if self.inline:
+            self.send_all(snap.code, found)
+            return
+        with self.idle:
+            self.running += 1
+        background(lambda: self.job(snap.code, found), "skymo-alerts")
+
+    def job(self, code: str, found: list[Moment]) -> None:
+        try:
+            self.send_all(code, found)
+        finally:
+            with self.idle:
+                self.running -= 1
+                self.idle.notify_all()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Until no job runs in the background (tests), at most `timeout` seconds."""
+        with self.idle:
+            return self.idle.wait_for(lambda: self.running == 0, timeout)
 
     def send_all(self, code: str, found: list[Moment]) -> int:
         """Send what `found` calls for; returns how many notifications went out."""
         sent = 0
         try:
-            with self.app.app_context(), db.connection_context():
+            with self.app.app_context(), connected():
                 by_seat = {m.seat_id: m for m in found}
                 for sub in alerts.of_seats(by_seat):
                     moment = by_seat[sub.seat_id]

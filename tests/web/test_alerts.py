@@ -30,9 +30,11 @@ def app(database_url):
             "DATABASE_URL": database_url,
             "INLINE_BOTS": True,
             "ALERTS_LOOPBACK_HTTP": True,  # the double is http on 127.0.0.1
+            "ALERTS_INLINE": False,  # sent in the background, as served
         }
     )
     yield app
+    assert app.extensions["skymo"].alerts.wait_idle(15)  # before the database goes
     db.close_all()
 
 
