@@ -108,7 +108,8 @@ def test_round_results_and_a_watcher_on_a_phone(server, new_context):
     """The end of a round (not of the game), and the table as a visitor watches it."""
     host = new_context(**PHONE).new_page()
     invite = create_table(host, server.url, "Ann")
-    set_rules(host, **{"End score": "100", "Rows": "2", "Columns": "3"})
+    # Beyond one round's reach (6 cards of 12, doubled: 144), so the round ends only it.
+    set_rules(host, **{"End score": "300", "Rows": "2", "Columns": "3"})
     add_bot(host, "greedy")
     start(host)
     watcher = new_context(**PHONE).new_page()

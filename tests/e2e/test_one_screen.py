@@ -106,7 +106,7 @@ class Table:
 
     def steady_grids(self) -> list[str]:
         return [
-            f"{self.players} players, {size}: your grid moved between pushes: {tops}"
+            f"{self.players} players, {size}: your grid moved between pushes: {sorted(set(tops))}"
             for size, tops in self.tops.items()
             if max(tops) - min(tops) > 1
         ]

@@ -41,11 +41,11 @@ AudioParam.prototype.setValueAtTime = function (value, at) {
   return level.call(this, value, at);
 };
 """
-# What the log said, line by line, as it came, with the phase of the board it came with.
-READ_LOG = """() => { window.__log = new Set();
+# What the log said, line by line, with the phase of the board it first came with.
+READ_LOG = """() => { window.__log = new Map();
   new MutationObserver(() => document.querySelectorAll('#table .log li')
-      .forEach((li) => window.__log.add(
-        document.querySelector('#table .board').className + '|' + li.textContent)))
+      .forEach((li) => window.__log.has(li.textContent) || window.__log.set(
+        li.textContent, document.querySelector('#table .board').className)))
     .observe(document.getElementById('content'), {childList: true, subtree: true}); }"""
 CUES = {
     "turn": [660, 880],
@@ -94,7 +94,7 @@ def test_cues_are_heard_once_chosen_even_with_reduced_motion(server, new_context
         settle(page)
     page.wait_for_timeout(300)
     notes = page.evaluate("window.__notes.map((o) => o.frequency.value)")
-    log = " | ".join(page.evaluate("[...window.__log]"))
+    log = " | ".join(page.evaluate("[...window.__log].map(([line, board]) => board + '|' + line)"))
     for cue in ("turn", "draw", "round"):
         assert heard(notes, cue), (cue, notes, log)
     assert heard(notes, "flip") or heard(notes, "clear"), (notes, log)
