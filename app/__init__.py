@@ -12,6 +12,7 @@ from htmx_flask import Htmx
 from app import i18n, settings, wiring
 from app.storage import models
 from app.web import (
+    alerts,
     assets,
     auth,
     chat,
@@ -86,6 +87,11 @@ def create_app(config: dict | None = None) -> Flask:
         REDIS_PREFIX=os.environ.get("SKYMO_REDIS_PREFIX", "skymo:"),
         DB_POOL_SIZE=int(os.environ.get("SKYMO_DB_POOL", "32")),
         DB_POOL_WAIT=float(os.environ.get("SKYMO_DB_WAIT", "30")),  # seconds, then 503
+        # Web Push (turn alerts): the VAPID key, else made once into the instance folder.
+        VAPID_PRIVATE_KEY=os.environ.get("SKYMO_VAPID_PRIVATE_KEY") or None,
+        VAPID_SUBJECT=os.environ.get("SKYMO_VAPID_SUBJECT") or None,
+        # Tests only: a push service double on http://127.0.0.1 (app.web.alerts).
+        ALERTS_LOOPBACK_HTTP=os.environ.get("SKYMO_ALERTS_LOOPBACK_HTTP") == "1",
     )
     if config:
         app.config.update(config)
@@ -106,6 +112,7 @@ def create_app(config: dict | None = None) -> Flask:
     app.register_blueprint(stats_pages.bp)
     extras.init_app(app)
     pwa.init_app(app)
+    alerts.init_app(app)
     reactions.init_app(app)
     chat.init_app(app)
     render.init_app(app)

@@ -13,11 +13,14 @@ once the web layer is registered."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from app.cluster.broker import Broker
 from app.cluster.due import DueScheduler
 from app.cluster.fanout import Fanout
+from app.cluster.looking import SharedLooking
 from app.cluster.presence import SharedPresence
+from app.features.alerts import Alerting, Alerts, Keys
 from app.live.hub import Hub
 from app.live.presence import Presence
 from app.live.scheduler import InlineScheduler, Scheduler
@@ -38,6 +41,8 @@ class Services:
     broker: Broker | None = None  # the multi-process mode's Redis
     shared: SharedPresence | None = None
     fanout: Fanout | None = None
+    alerts: Alerts | None = None  # turn alerts on locked phones (Web Push)
+    looking: SharedLooking | None = None  # visible pages in every process (alerts)
 
     @property
     def scheduler(self):
@@ -52,9 +57,29 @@ def build(app) -> Services:
     )
     many = bool(app.config.get("REDIS_URL"))
     services = _many_processes(app, timing) if many else _one_process(timing)
+    _with_alerts(app, services)
     app.extensions[SERVICES] = services
     app.extensions[EXTENSION] = services.tables
     return services
+
+
+def _with_alerts(app, services: Services) -> None:
+    """The table service's changes also alert the players not looking (app.features.alerts)."""
+    keys = Keys(Path(app.instance_path), app.config.get("VAPID_PRIVATE_KEY"))
+    subject = app.config.get("VAPID_SUBJECT") or "mailto:skymo@localhost"
+    hub = services.hub
+    looking = hub.looking
+    if services.broker is not None:  # every process's pages
+        shared = services.looking = SharedLooking(services.broker)
+        hub.on_looking(shared.mark)
+
+        def looking(code: str, seat_id: int) -> bool:
+            return hub.looking(code, seat_id) or shared.looking(code, seat_id)
+
+    inline = bool(app.config.get("ALERTS_INLINE", app.config.get("INLINE_BOTS", False)))
+    services.alerts = Alerts(app, keys, subject, looking, inline=inline)
+    tables = services.tables
+    tables.publisher = Alerting(tables.publisher, services.alerts)
 
 
 def _one_process(timing: Timing) -> Services:
@@ -98,7 +123,13 @@ def start(app) -> None:
                 presence.notify(code, seat_id, present)
 
         hub.on_holding(fanout.holding)
-        services.shared.start(presence.held, notify, fanout.refresh)
+        looking = services.looking
+
+        def beat() -> None:
+            fanout.refresh()
+            looking.beat(hub.looking_seats())
+
+        services.shared.start(presence.held, notify, beat)
         broker.on_events(fanout.event)  # events (reactions) from other processes
         broker.listen(fanout.received, fanout.resync)
     scheduler = services.scheduler

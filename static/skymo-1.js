@@ -25,6 +25,11 @@
     sounds.then((m) => m.play(name, volume)).catch(() => { sounds = null; });
   }
 
+  // Turn alerts on this device: their code (static/push-1.js) loads when the switch
+  // is used. The page tells its socket whether it is visible: alerts wait while it is.
+  let socket;
+  d.addEventListener("visibilitychange", () => socket?.send(d.visibilityState));
+
   function soundControls() {
     const on = keep.get("skymo-sound") === "on";
     for (const box of d.querySelectorAll("[data-sound]")) box.checked = on;
@@ -221,7 +226,8 @@
     d.body.classList.add("offline");
     tell(bar?.dataset.down);
   }
-  function up() {
+  function up(e) {
+    (socket = e.detail.socketWrapper).send(d.visibilityState);
     clearTimeout(dropping);
     dropping = null;
     heard = Date.now();
@@ -307,6 +313,8 @@
       keep.set("skymo-sound", e.target.checked ? "on" : "off");
       soundControls();
       play("turn");
+    } else if (e.target.dataset.push) {
+      import(e.target.dataset.push).then((m) => m.turn(e.target));
     } else if (e.target.matches("[data-volume]")) {
       keep.set("skymo-volume", e.target.value);
       play("flip");

@@ -5,6 +5,7 @@
 const CACHE = "skymo-{{ version }}-{{ lang }}";
 const OFFLINE = "{{ url_for('pwa.offline', lang=lang) }}";
 const FILES = {{ (files + [url_for('pwa.offline', lang=lang)])|tojson }};
+const ICON = {{ icon|tojson }};
 
 // Fetched without cookies: a response here must never replace the session cookie of a
 // request the page makes at the same time (creating a table, joining).
@@ -19,6 +20,25 @@ self.addEventListener("activate", (e) => {
       .then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
       .then(() => self.clients.claim()),
   );
+});
+
+// A turn alert (app/features/alerts.py): shown as sent, one per table (its tag); tapping
+// it opens the table, in a window already showing it if there is one.
+self.addEventListener("push", (e) => {
+  const alert = e.data ? e.data.json() : null;
+  if (!alert) return;
+  e.waitUntil(self.registration.showNotification(alert.title, {
+    body: alert.body, tag: alert.tag, renotify: true, icon: ICON, data: { url: alert.url },
+  }));
+});
+
+self.addEventListener("notificationclick", (e) => {
+  e.notification.close();
+  const url = new URL(e.notification.data?.url || "/", location.origin).href;
+  e.waitUntil(self.clients.matchAll({ type: "window", includeUncontrolled: true }).then((open) => {
+    const same = open.find((c) => c.url.split("?")[0] === url && "focus" in c);
+    return same ? same.focus() : self.clients.openWindow(url);
+  }));
 });
 
 self.addEventListener("fetch", (e) => {

@@ -20,7 +20,7 @@ from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 
 from app import tables
-from app.storage import chat
+from app.storage import alerts, chat
 from app.storage.models import DELETED_NAME, Entry, Rating, Result, Seat, Table, User, db
 
 USERNAME_RE = re.compile(r"[A-Za-z0-9_-]{3,20}")
@@ -256,6 +256,7 @@ def delete_user(user: User, password) -> None:
     with db.atomic():
         chat.forget_seats(s.id for s in seats)  # their chat messages go with the account
         chat.forget_reporter(user)
+        alerts.forget_seats(s.id for s in seats)
         Result.update(user=None, name=DELETED_NAME).where(Result.user == user).execute()
         Seat.update(user=None).where(Seat.user == user).execute()
         # Its ratings and started games go with it (the foreign keys cascade too).

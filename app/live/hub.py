@@ -43,6 +43,7 @@ class Connection:
     locale: str = "en"  # the language of the page that opened the socket: pushes use it
     page: str = ""  # the id of the page that opened the socket (`?p=`), if it sent one
     muted: frozenset = frozenset()  # seat ids whose chat messages this viewer hides
+    visible: bool = True  # the page is shown, as it last said (alerts wait meanwhile)
     # True: pushes wait in a queue that `pump` sends from (sockets); False: send() is
     # called by whoever publishes (tests that capture pushes).
     queued: bool = False
@@ -216,6 +217,7 @@ class Hub:
         # holding(code, held): this process's first socket at a table opened (True) or
         # its last one closed (False); called before the socket gets the table
         self._holding: list[Callable[[str, bool], None]] = []
+        self._watchers: list[Callable[[str, int, bool], None]] = []  # `on_looking`
 
     def on_event(self, name: str, handler: Callable[[str, object], None]) -> None:
         """handler(code, data) shows an event (a reaction) to this process's sockets."""
@@ -241,7 +243,11 @@ class Hub:
         conn.start()
         with self._lock:
             first = conn.code not in self._tables
+            seen = self._looking(conn.code, conn.seat_id)
             self._tables.setdefault(conn.code, set()).add(conn)
+            looks = not seen and self._looking(conn.code, conn.seat_id)
+        if looks:
+            self._tell_looking(conn, True)
         if first:
             for holding in self._holding:
                 holding(conn.code, True)
@@ -254,15 +260,63 @@ class Hub:
             conns = self._tables.get(conn.code)
             if conns is None or conn not in conns:
                 return
+            seen = self._looking(conn.code, conn.seat_id)
             conns.discard(conn)
+            unseen = seen and not self._looking(conn.code, conn.seat_id)
             last = not conns
             if last:
                 del self._tables[conn.code]
+        if unseen:
+            self._tell_looking(conn, False)
         if last:
             for holding in self._holding:
                 holding(conn.code, False)
         if self._presence is not None:
             self._presence.closed(conn.code, conn.seat_id, conn.lost)
+
+    def looking(self, code: str, seat_id: int) -> bool:
+        """Whether a page of this seat at the table, with a socket here, is visible."""
+        with self._lock:
+            return self._looking(code, seat_id)
+
+    def _looking(self, code: str, seat_id: int | None) -> bool:
+        conns = self._tables.get(code, ())
+        return any(c.seat_id == seat_id and c.visible for c in conns)
+
+    def on_looking(self, listener: Callable[[str, int, bool], None]) -> None:
+        """listener(code, seat_id, looking): this process's first visible page of a seat
+        appeared (True) or its last one went (False). Multi-process mode: shared."""
+        self._watchers.append(listener)
+
+    def shown(self, conn: Connection, visible: bool) -> None:
+        """The page of `conn` said it is visible, or hidden."""
+        with self._lock:
+            before = self._looking(conn.code, conn.seat_id)
+            conn.visible = visible
+            after = self._looking(conn.code, conn.seat_id)
+        if before != after:
+            self._tell_looking(conn, after)
+
+    def looking_seats(self) -> list[tuple[str, int]]:
+        """(code, seat id) of every seat with a visible page here."""
+        with self._lock:
+            return list(
+                {
+                    (code, c.seat_id)
+                    for code, conns in self._tables.items()
+                    for c in conns
+                    if c.visible and c.seat_id is not None
+                }
+            )
+
+    def _tell_looking(self, conn: Connection, looking: bool) -> None:
+        if conn.seat_id is None:
+            return
+        for listener in self._watchers:
+            try:
+                listener(conn.code, conn.seat_id, looking)
+            except Exception:
+                log.exception("looking listener failed")
 
     def connections(self, code: str) -> list[Connection]:
         with self._lock:

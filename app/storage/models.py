@@ -292,6 +292,27 @@ class ChatReport(BaseModel):
         indexes = ((("message_id", "reporter"), True),)
 
 
+class PushSubscription(BaseModel):
+    """A device's "tell me when it's my turn" at one seat (app.storage.alerts): the push
+    service's endpoint and keys the browser gave, in the language of the page that
+    asked. Removed when turned off, when the push service says it expired, and with its
+    seat's leaving, its table's closing or its account's deletion."""
+
+    table = pw.ForeignKeyField(Table, null=True, backref="push_subscriptions", on_delete="CASCADE")
+    seat = pw.ForeignKeyField(Seat, null=True, backref="push_subscriptions", on_delete="CASCADE")
+    endpoint = pw.CharField(max_length=1000, null=True)
+    p256dh = pw.CharField(max_length=200, null=True)  # the browser's public key
+    auth = pw.CharField(max_length=100, null=True)  # the browser's auth secret
+    locale = pw.CharField(max_length=8, null=True)
+    # The last moment (a turn, a round, the end) this device was alerted of: claimed
+    # by one update, so one process sends each alert once.
+    moment = pw.CharField(max_length=100, null=True)
+    created_at = pw.DateTimeField(default=utcnow, null=True)
+
+    class Meta:
+        indexes = ((("seat", "endpoint"), True),)
+
+
 MODELS = [
     Table,
     User,
@@ -306,6 +327,7 @@ MODELS = [
     Due,
     ChatMessage,
     ChatReport,
+    PushSubscription,
 ]
 SCHEMA_LOCK = 727_274  # the advisory lock id processes take while creating the schema
 

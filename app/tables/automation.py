@@ -9,7 +9,7 @@ import time
 
 from app.bots.registry import choose
 from app.engine import PLAY, ROUND_OVER, SETUP, Forfeit, view
-from app.storage import chat
+from app.storage import alerts, chat
 from app.storage.models import Table
 from app.storage.table_store import Snapshot
 from app.tables import clock, quickplay, service
@@ -122,6 +122,7 @@ def _do(ch: Change, kind: str, player: str | None, now: float) -> None:
     if kind == "close_lobby":
         table.status = Table.CLOSED
         chat.forget_table(table.code)
+        alerts.forget_table(table.code)
         return
     if kind == "host_handover":
         present = service.current().presence.present(table.code)

@@ -11,7 +11,7 @@ from app import i18n
 from app.bots.registry import BOTS
 from app.engine import RuleError, RuleSet
 from app.features import reliability
-from app.storage import chat
+from app.storage import alerts, chat
 from app.storage.models import Seat, Table, db
 from app.storage.table_store import Snapshot, TableError, seats_of, store
 from app.tables import clock, service
@@ -228,6 +228,7 @@ def remove_seat(code: str, seat: Seat | None, target_id) -> Snapshot:
         if seat is None or (seat.id != table.host_seat and seat.id != target.id):
             raise TableError(_("Only the host can do that."), 403)
         Seat.update(left=True).where(Seat.id == target.id).execute()
+        alerts.forget_seats([target.id])
         ch.seats_changed = True
         if target.id == table.host_seat:
             # The host left: the next person in lobby order hosts.
@@ -236,6 +237,7 @@ def remove_seat(code: str, seat: Seat | None, target_id) -> Snapshot:
             if table.host_seat is None:
                 table.status = Table.CLOSED
                 chat.forget_table(table.code)
+                alerts.forget_table(table.code)
 
     return _lobby_change(code, act)
 

@@ -22,6 +22,7 @@ STATIC_FILES = (
     "htmx-ext-ws-2.0.4.min.js",
     "skymo-1.js",
     "sounds-1.js",
+    "push-1.js",
     "icon-32.png",
 )
 THEME = "#102030"
@@ -63,7 +64,8 @@ def service_worker():
     asset = current_app.jinja_env.globals["asset"]
     files = [asset(name) for name in STATIC_FILES]
     version = hashlib.sha256(" ".join(files).encode()).hexdigest()[:10]
-    body = render_template("sw.js", files=files, version=version)
+    icon = asset("icon-192.png")
+    body = render_template("sw.js", files=files, version=version, icon=icon)
     response = current_app.response_class(body, mimetype="application/javascript")
     response.headers["Cache-Control"] = "no-cache"  # a new version is picked up at once
     return response

@@ -74,11 +74,16 @@ class Wakeup:
         return self.flag
 
 
-def drain(ws) -> None:
-    """Drop what the client sent (nothing it sends is acted on), without waiting."""
+VISIBILITY = ("visible", "hidden")  # what a page sends: document.visibilityState
+
+
+def drain(ws, heard=None) -> None:
+    """Read what the client sent, without waiting: its page's visibility goes to
+    `heard(visible)` (alerts wait while a page is visible); anything else is dropped."""
     with contextlib.suppress(ConnectionClosed):
-        while ws.receive(timeout=0) is not None:
-            pass
+        while (said := ws.receive(timeout=0)) is not None:
+            if heard is not None and said in VISIBILITY:
+                heard(said == "visible")
 
 
 def uncompressed() -> None:
@@ -112,9 +117,10 @@ def serve(ws, conn: Connection, what: str, unchanged=lambda: False, to: Hub | No
         # Asked once registered, so a change made meanwhile is either pushed or seen here.
         if not unchanged():
             to.send_to(conn, what)
-        # Clients send nothing we act on: what they send is dropped.
+        # Clients send only their page's visibility; anything else is dropped.
         heartbeat = current_app.config.get("SOCKET_HEARTBEAT")
-        conn.pump(alive=lambda: ws.connected, woken=lambda: drain(ws), heartbeat=heartbeat)
+        heard = lambda visible: to.shown(conn, visible)  # noqa: E731
+        conn.pump(alive=lambda: ws.connected, woken=lambda: drain(ws, heard), heartbeat=heartbeat)
     finally:
         if wakeup is not None:
             wakeup.woken = None

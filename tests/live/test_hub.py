@@ -8,7 +8,7 @@ import threading
 import time
 
 from app.live import hub as hub_module
-from app.live.hub import Connection
+from app.live.hub import Connection, Hub
 from app.live.presence import Presence
 from app.web import render
 from tests.web.web_helpers import seat_of
@@ -260,3 +260,23 @@ def test_a_socket_lost_without_a_goodbye_ends_its_seats_presence_at_once():
     assert presence.present("LOST") == {2}
     assert presence.away_since("LOST", 1) is not None
     assert presence.away_since("LOST", 2) is None
+
+
+def test_a_seat_is_looking_while_one_of_its_pages_is_visible():
+    hub = Hub()
+    told = []
+    hub.on_looking(lambda code, seat, looking: told.append((code, seat, looking)))
+    phone = Connection(code="ABC", seat_id=7, csrf="", send=lambda html: None)
+    laptop = Connection(code="ABC", seat_id=7, csrf="", send=lambda html: None)
+    hub.add(phone)
+    hub.add(laptop)
+    assert hub.looking("ABC", 7) and not hub.looking("ABC", 8)
+    hub.shown(phone, False)
+    assert hub.looking("ABC", 7)  # the laptop still shows the table
+    hub.shown(laptop, False)
+    assert not hub.looking("ABC", 7)
+    assert hub.looking_seats() == []
+    hub.shown(phone, True)
+    assert hub.looking_seats() == [("ABC", 7)]
+    hub.remove(phone)
+    assert told == [("ABC", 7, True), ("ABC", 7, False), ("ABC", 7, True), ("ABC", 7, False)]
