@@ -21,7 +21,7 @@ COOKIE_AGE = 60 * 60 * 24 * 365
 DEVICE = "device"  # the choice that follows the device's colour scheme
 CHOICES = (*accounts.THEMES, DEVICE)
 # The browser's bar (`theme-color`): the header's colour in each theme.
-BAR = {"light": "#dfe6ee", "dark": "#102030"}
+BAR = {"light": "#cde", "dark": "#102030"}
 
 
 def chosen() -> str:
