@@ -349,9 +349,7 @@ def _migrate(database) -> None:
             migrate(
                 SchemaMigrator.from_database(database).add_column(user, "language", User.language)
             )
-    if database.table_exists(user) and "theme" not in {
-        c.name for c in database.get_columns(user)
-    }:
+    if database.table_exists(user) and "theme" not in {c.name for c in database.get_columns(user)}:
         with database.atomic():
             migrate(SchemaMigrator.from_database(database).add_column(user, "theme", User.theme))
     table = Table._meta.table_name
