@@ -86,7 +86,9 @@ def choose_light(page: Page) -> None:
     settle(page)
 
 
-def test_light_chosen_on_a_dark_device_stays_and_follows_the_account(server, new_context):
+def test_light_chosen_on_a_dark_device_stays_and_follows_the_account(
+    server, new_context, screenshots
+):
     base = server.url
     page = new_context(**PHONE, color_scheme="dark").new_page()
     sign_up(page, base, "ann")
@@ -102,6 +104,8 @@ def test_light_chosen_on_a_dark_device_stays_and_follows_the_account(server, new
     )
     page.reload()
     assert background(page) == BACKGROUND["light"]
+    page.locator("header details.menu:not(.lang-menu) > summary").last.click()
+    page.screenshot(path=screenshots / "theme-menu-light.png")
     # Another dark device: dark until it signs in to the account.
     other = new_context(**PHONE, color_scheme="dark").new_page()
     other.goto(base + "/signin")
