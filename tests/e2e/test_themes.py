@@ -12,6 +12,7 @@ from tests.e2e.e2e_helpers import (
     PHONE,
     add_bot,
     axe_violations,
+    click,
     create_table,
     play_until_over,
     set_rules,
@@ -48,7 +49,13 @@ def test_every_kind_of_page_passes_axe_in_each_theme(server, new_context, screen
     sign_up(page, base, "ann")  # the game's results feed the stats page's charts
     create_table(page, base, "Ann")
     code = page.url.rsplit("/", 1)[1]
-    check("table lobby")
+    chat = page.locator("#chat details")
+    if not chat.evaluate("d => d.open"):
+        click(page, page.locator("#chat summary"))
+    page.get_by_label("Your message").fill("Hello")
+    click(page, page.locator(".chat-say").get_by_role("button", name="Send"))
+    expect(page.locator("#chat-log li")).to_have_count(1)  # a name in its seat's colour
+    check("table lobby with the chat")
     set_rules(page, **{"End score": "10", "Rows": "2", "Columns": "3"})
     add_bot(page, "greedy")
     start(page)
