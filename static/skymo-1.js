@@ -131,14 +131,17 @@
     return true;
   }
 
+  // Caught before htmx's own handler: with no template to swap in (a whole page has
+  // none), the link's request goes as it would.
   d.addEventListener("click", (e) => {
     const link = e.target.closest("#table a[data-mode]");
     if (!link || e.ctrlKey || e.metaKey || e.shiftKey || e.button) return;
     if (choose(link.dataset.mode)) {
       e.preventDefault();
+      e.stopPropagation();
       focusNext(true);
     }
-  });
+  }, true);
 
   // A push that changes nothing of the turn (someone came or went) keeps the mode.
   function keepMode(table) {
@@ -273,40 +276,13 @@
     status = table.dataset.status;
   }
 
-  // Names are counted as a person sees characters (grapheme clusters), like the server.
-  function checkName(input) {
-    const max = +input.dataset.graphemes;
-    const n = window.Intl && Intl.Segmenter
-      ? [...new Intl.Segmenter().segment(input.value.trim())].length
-      : [...input.value.trim()].length;
-    input.setCustomValidity(n > max ? input.dataset.tooLong : "");
-  }
-
-  async function copy(button) {
-    const input = d.getElementById(button.dataset.copy);
-    const say = d.getElementById(button.dataset.copy + "-said");
-    let ok = false;
-    try {
-      await navigator.clipboard.writeText(input.value);
-      ok = true;
-    } catch (e) {
-      // Plain http (a local network game) has no clipboard API: select and copy.
-      input.focus();
-      input.select();
-      input.setSelectionRange(0, input.value.length);
-      try { ok = d.execCommand("copy"); } catch (e2) { ok = false; }
-    }
-    say.textContent = ok ? button.dataset.done : button.dataset.fail;
-  }
-
+  // The lobby's extras (static/lobby-1.js: copying and sharing the invite, counting a
+  // name's characters as the server does), loaded the first time one is used.
+  let lobby = null;
+  const extras = () => (lobby = lobby || import(me.dataset.lobby));
   d.addEventListener("click", (e) => {
     const b = e.target.closest("[data-copy], [data-share]");
-    if (!b) return;
-    if (b.dataset.copy) copy(b);
-    else {
-      const input = d.getElementById(b.dataset.share);
-      navigator.share({ title: b.dataset.title, url: input.value }).catch(() => {});
-    }
+    if (b) extras().then((m) => (b.dataset.copy ? m.copy(b) : m.share(b)));
   });
   d.addEventListener("change", (e) => {
     if (e.target.matches("[data-sound]")) {
@@ -320,7 +296,9 @@
       play("flip");
     }
   });
-  d.addEventListener("input", (e) => { if (e.target.dataset.graphemes) checkName(e.target); });
+  d.addEventListener("input", (e) => {
+    if (e.target.dataset.graphemes) extras().then((m) => m.checkName(e.target));
+  });
 
   function shareButtons() {
     if (!navigator.share) return;

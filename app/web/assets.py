@@ -144,6 +144,7 @@ def init_app(app) -> None:
     app.config.setdefault("COMPRESS_ALGORITHM_STREAMING", ["br", "gzip"])
     app.config.setdefault("COMPRESS_MIN_SIZE", 512)
     app.config.setdefault("COMPRESS_BR_LEVEL", 6)  # smaller than gzip for our assets, ~4 ms
+    app.config.setdefault("COMPRESS_LEVEL", 9)  # gzip for whole pages: once per visit
     compress.init_app(app)
     # Registered after Flask-Compress's hook, so it runs before it (Flask runs answer
     # hooks last registered first).

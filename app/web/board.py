@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from operator import itemgetter
 
-from flask import current_app, url_for
+from flask import current_app, has_request_context, request, url_for
 from jinja2 import pass_context
 from markupsafe import Markup
 
@@ -67,7 +67,9 @@ def board_section(ctx) -> Markup:
         leaving = b["phase"] != "game_over"
         forms = viewer_forms(urls, csrf, ctx["pieces"]["reactions"], leaving)
     variants = ""
-    if ctx.get("variants"):
+    # In answers and pushes only: a whole page keeps within its weight budget (the
+    # choice is then one request, as without JavaScript).
+    if ctx.get("variants") and (ctx.get("oob") or (has_request_context() and request.htmx)):
         variants = Markup("").join(
             variant(mode, v, ctx, memo["slots"][b["me"]["id"]])
             for mode, v in ctx["variants"].items()
@@ -95,12 +97,12 @@ def board_section(ctx) -> Markup:
 
 
 def variant(mode: str, b: dict, ctx: dict, slot):
-    """The banner, piles and grid of another way to play this turn (`b`, the board in
+    """The banner, buttons and grid of another way to play this turn (`b`, the board in
     that mode), for the page to swap in when the player chooses it."""
     urls, version, csrf = ctx["urls"], ctx["version"], ctx["csrf"]
-    piles = parts().piles(b, urls, csrf, version)
+    actions = parts().actions(b, urls, csrf, version)
     mine = own_section(b, slot, urls["move"], version, csrf)
-    return parts().variant(mode, b["banner"], piles, mine)
+    return parts().variant(mode, b["banner"], actions, mine)
 
 
 @pass_context

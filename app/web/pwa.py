@@ -22,6 +22,7 @@ STATIC_FILES = (
     "htmx-ext-ws-2.0.4.min.js",
     "skymo-1.js",
     "sounds-1.js",
+    "lobby-1.js",
     "push-1.js",
     "icon-32.png",
 )

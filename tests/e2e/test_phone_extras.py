@@ -92,6 +92,11 @@ def test_the_name_box_counts_what_a_person_sees(server, new_context, size):
     settle(page)
     name = page.get_by_label("Your name")
     name.fill(FAMILY * 21)
+    # The check is loaded with the first keystroke (static/lobby-1.js).
+    name.evaluate(
+        "el => new Promise((done) => { const t = setInterval(() => "
+        "{ if (el.validationMessage) { clearInterval(t); done(); } }, 20); })"
+    )
     assert name.evaluate("el => el.validationMessage") == "A name has at most 20 characters."
     page.get_by_role("button", name="Create a table").click()
     assert page.url.rstrip("/") == server.url  # the browser did not send it

@@ -36,6 +36,7 @@ ALLOWED_DATA = {
     "data-failed": re.compile(r"[^\d]+"),
     "data-sw": re.compile(r"/sw\.js"),
     "data-sounds": re.compile(r"/static/sounds-1\.js\?v=[0-9a-f]{10}"),
+    "data-lobby": re.compile(r"/static/lobby-1\.js\?v=[0-9a-f]{10}"),
     "data-push": re.compile(r"/static/push-1\.js\?v=[0-9a-f]{10}"),  # turn alerts' module
 }
 MOVE_TYPES = {"reveal", "take_discard", "draw", "keep_drawn", "discard_drawn"}
