@@ -26,6 +26,7 @@ from app.web import (
     security,
     sock,
     table,
+    theme,
     ws,
 )
 from app.web import stats as stats_pages
@@ -117,6 +118,7 @@ def create_app(config: dict | None = None) -> Flask:
     render.init_app(app)
     score.init_app(app)
     replay.init_app(app)
+    theme.init_app(app)
     ws.init_app(app)
     wiring.start(app)
     return app

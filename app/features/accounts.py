@@ -137,6 +137,18 @@ def change_password(user: User, current, new) -> None:
     user.save()
 
 
+THEMES = ("light", "dark")
+
+
+def set_theme(user: User, theme: str | None) -> None:
+    """The account's theme ("light" or "dark"; None: each device's own), used where a
+    device has chosen none."""
+    if theme is not None and theme not in THEMES:
+        raise ValueError(f"unknown theme {theme!r}")
+    User.update(theme=theme).where(User.id == user.id).execute()
+    user.theme = theme
+
+
 # ----- seats and results ---------------------------------------------------------------
 def find_seat(table: Table | str, token: str | None, user: User | None) -> Seat | None:
     """The visitor's seat at a table (the row or its code): by the seat token of their

@@ -101,6 +101,7 @@ class User(BaseModel):
     login_nonce = pw.CharField(max_length=32)
     created_at = pw.DateTimeField(default=utcnow)
     language = pw.CharField(max_length=8, null=True)  # chosen with ?lang=; None: not chosen
+    theme = pw.CharField(max_length=8, null=True)  # "light" or "dark"; None: the device's
 
 
 class Seat(BaseModel):
@@ -348,6 +349,9 @@ def _migrate(database) -> None:
             migrate(
                 SchemaMigrator.from_database(database).add_column(user, "language", User.language)
             )
+    if database.table_exists(user) and "theme" not in {c.name for c in database.get_columns(user)}:
+        with database.atomic():
+            migrate(SchemaMigrator.from_database(database).add_column(user, "theme", User.theme))
     table = Table._meta.table_name
     if database.table_exists(table) and "chat" not in {c.name for c in database.get_columns(table)}:
         with database.atomic():

@@ -9,7 +9,10 @@ from app.engine import DOWN, GONE, UP, Game
 from tests.web.web_helpers import Node, parse
 
 # ----- the secrecy scanner -------------------------------------------------------------
-ALLOWED_HIDDEN = {"csrf_token", "version", "type"}
+ALLOWED_HIDDEN = {"csrf_token", "version", "type", "next"}
+# The theme switch's way back: the table page's own address (no free number).
+QUERY = r"(lang=[A-Za-z-]+|chat=1|mode=[a-z_]+)"
+NEXT = re.compile(rf"/t/[A-Z0-9]+(\?{QUERY}(&{QUERY})*)?")
 # The data attributes the page's script reads, and the values each may have (none can
 # carry a card value: no free number but the countdowns' seconds).
 ALLOWED_DATA = {
@@ -96,6 +99,8 @@ def scan_document(html: str, game: Game | None, viewer: str | None, version, doc
                 problems.append(f"hidden version {value} is not {version}")
             elif name == "type" and value not in MOVE_TYPES:
                 problems.append(f"hidden type {value!r}")
+            elif name == "next" and not NEXT.fullmatch(value):
+                problems.append(f"hidden next {value!r}")
         if "back" in node.classes:
             if node.text().strip():
                 problems.append(f"text on a card back: {node.text()!r}")
