@@ -61,7 +61,8 @@ READABLE = """() => {
   }
   return problems;
 }"""
-MINE_TOP = "() => document.querySelector('.mine-wrap').getBoundingClientRect().top + scrollY"
+MINE_TOP = """() => [document.querySelector('.mine-wrap').getBoundingClientRect().top + scrollY,
+                    document.querySelector('.board').className]"""
 HEIGHT = "() => document.documentElement.scrollHeight"
 
 
@@ -98,11 +99,14 @@ class Table:
             shoot(page, self.screenshots, f"one-screen-{self.players}-{phase}", size)
 
     def mark_grid(self) -> None:
-        """Where your grid is now, on every page up to date with the host's."""
+        """Where your grid is now, on every page up to date with the host's, while the
+        round is played (a bot may end it meanwhile: its results are laid out apart)."""
         for size, page in self.pages.items():
             sync([page], version(self.host))
             settle(page)
-            self.tops[size].append(round(page.evaluate(MINE_TOP), 1))
+            top, board = page.evaluate(MINE_TOP)
+            if "phase-play" in board:
+                self.tops[size].append(round(top, 1))
 
     def steady_grids(self) -> list[str]:
         return [
