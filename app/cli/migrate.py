@@ -10,7 +10,9 @@ from app import settings as deploy
 from app.storage import models
 
 
-def main() -> None:
+def open_schema() -> None:
+    """Check the settings, open the database they name (as a server process would) and
+    create or migrate its schema: the start of every command that reads the database."""
     deploy.check()
     instance = Path(
         os.environ.get("SKYMO_INSTANCE_PATH") or Path(__file__).parent.parent / "instance"
@@ -19,6 +21,10 @@ def main() -> None:
     url = os.environ.get("SKYMO_DATABASE_URL") or f"sqlite:///{instance / 'skymo.db'}"
     models.db.initialize(models.open_database(url, pool_size=1))
     models.create_schema()
+
+
+def main() -> None:
+    open_schema()
     print(f"schema ready: {models.db.obj.__class__.__name__}", flush=True)
 
 

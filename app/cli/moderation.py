@@ -5,10 +5,8 @@ shown, the sender's name and the table, even after the table closed."""
 from __future__ import annotations
 
 import argparse
-import os
-from pathlib import Path
 
-from app import settings as deploy
+from app.cli.migrate import open_schema
 from app.storage import chat, models
 
 
@@ -43,13 +41,7 @@ def lines(reports) -> list[str]:
 
 def main(argv=None) -> None:
     args = arguments(argv)
-    deploy.check()
-    instance = Path(
-        os.environ.get("SKYMO_INSTANCE_PATH") or Path(__file__).parent.parent / "instance"
-    )
-    url = os.environ.get("SKYMO_DATABASE_URL") or f"sqlite:///{instance / 'skymo.db'}"
-    models.db.initialize(models.open_database(url, pool_size=1))
-    models.create_schema()
+    open_schema()
     with models.db.connection_context():
         found = chat.reports(args.table, max(1, args.limit))
     print("\n".join(lines(found)), flush=True)

@@ -6,10 +6,8 @@ out, or to check them."""
 from __future__ import annotations
 
 import argparse
-import os
-from pathlib import Path
 
-from app import settings as deploy
+from app.cli.migrate import open_schema
 from app.features import rating
 from app.storage import models
 
@@ -24,13 +22,7 @@ def arguments(argv=None) -> argparse.Namespace:
 
 def main(argv=None) -> None:
     arguments(argv)
-    deploy.check()
-    instance = Path(
-        os.environ.get("SKYMO_INSTANCE_PATH") or Path(__file__).parent.parent / "instance"
-    )
-    url = os.environ.get("SKYMO_DATABASE_URL") or f"sqlite:///{instance / 'skymo.db'}"
-    models.db.initialize(models.open_database(url, pool_size=1))
-    models.create_schema()
+    open_schema()
     with models.db.connection_context():
         games = rating.recompute()
     print(f"ratings recomputed from {games} rated game(s)", flush=True)

@@ -53,19 +53,27 @@ def create():
         user = signed_in()
         table, seat = tables.create_table(name, public=public, user_id=user.id if user else None)
     except tables.TableError as exc:
-        return (
-            render_template(
-                "pages/home.html",
-                tables=tables.public_tables(),
-                name=name,
-                error=exc.message,
-                csrf=csrf_token(),
-            ),
-            400,
-        )
-    remember_seat(table.code, seat.token)
+        return home_refused(name, exc.message, 400)
+    return seated(table.code, seat)
+
+
+def home_refused(name: str, message: str, status: int):
+    """The home page again, with the name as typed and why it was refused."""
+    page = render_template(
+        "pages/home.html",
+        tables=tables.public_tables(),
+        name=name,
+        error=message,
+        csrf=csrf_token(),
+    )
+    return page, status
+
+
+def seated(code: str, seat):
+    """This browser's new seat, remembered, and its table."""
+    remember_seat(code, seat.token)
     session["name"] = seat.name
-    return redirect(url_for("table.show", code=table.code), 303)
+    return redirect(url_for("table.show", code=code), 303)
 
 
 @bp.post("/play")
@@ -79,19 +87,8 @@ def play_now():
         user = signed_in()
         code, seat = tables.play_now(name, user_id=user.id if user else None)
     except tables.TableError as exc:
-        return (
-            render_template(
-                "pages/home.html",
-                tables=tables.public_tables(),
-                name=name,
-                error=exc.message,
-                csrf=csrf_token(),
-            ),
-            exc.status,
-        )
-    remember_seat(code, seat.token)
-    session["name"] = seat.name
-    return redirect(url_for("table.show", code=code), 303)
+        return home_refused(name, exc.message, exc.status)
+    return seated(code, seat)
 
 
 def waiting_seat() -> str | None:
