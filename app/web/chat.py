@@ -142,13 +142,16 @@ def compose(code: str, status: int = 200):
     return render_template("partials/_chat_compose.html", **ctx), status
 
 
+@bp.errorhandler(tables.TableError)
+def no_table(exc: tables.TableError):
+    """A table that does not exist or has closed: the error page the table's views show."""
+    return render_error(exc.message, exc.status)
+
+
 @bp.post("/<code>/chat")
 def say(code: str):
     code = code.upper()
-    try:
-        table = tables.get_table(code)
-    except tables.TableError as exc:
-        return render_error(exc.message, exc.status)
+    table = tables.get_table(code)  # refused by `no_table` when there is none
     text = request.form.get("text", "")
     try:
         line = chat.post(table, current_seat(table), text, request.form.get("phrase"))
@@ -163,10 +166,7 @@ def say(code: str):
 def mute(code: str):
     """Mute or unmute a player (the button pressed says which), for this viewer only."""
     code = code.upper()
-    try:
-        table = tables.get_table(code)
-    except tables.TableError as exc:
-        return render_error(exc.message, exc.status)
+    table = tables.get_table(code)  # refused by `no_table` when there is none
     seats = {str(s.id): s for s in seats_of(code) if s.bot is None}
     muting = "mute" in request.form  # the button pressed: mute=<seat> or unmute=<seat>
     target = seats.get(request.form.get("mute" if muting else "unmute", ""))
@@ -200,10 +200,7 @@ def whole(table, status: int = 200):
 @bp.post("/<code>/chat/<message>/report")
 def report(code: str, message: str):
     code = code.upper()
-    try:
-        table = tables.get_table(code)
-    except tables.TableError as exc:
-        return render_error(exc.message, exc.status)
+    table = tables.get_table(code)  # refused by `no_table` when there is none
     if not chat_rows.chat_open(table):
         return render_error(_("The host has turned the chat off at this table."), 403)
     who, user_id = reporter(current_seat(table))
