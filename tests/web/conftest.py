@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from app import tables
 from app.live.hub import Connection
 
 
@@ -24,3 +25,14 @@ def sockets(hub, app):
     with app.app_context():
         for conn in opened:
             hub.remove(conn)
+
+
+@pytest.fixture
+def automatic(app):
+    """app.tables.run_automatic, as the app's scheduler runs it (in its app context)."""
+
+    def run(code: str, **options) -> bool:
+        with app.app_context():
+            return tables.run_automatic(code, **options)
+
+    return run

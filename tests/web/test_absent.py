@@ -8,25 +8,10 @@ import time
 import pytest
 
 from app import tables
-from app.engine import GAME_OVER, Game
+from app.engine import GAME_OVER
 from app.live.hub import Connection
 from app.storage.models import Seat, Table
-
-
-def state(code):
-    table = Table.get(Table.code == code)
-    return table, Game.from_dict(table.state)
-
-
-@pytest.fixture
-def automatic(app):
-    """app.tables.run_automatic, as the app's scheduler runs it (in its app context)."""
-
-    def run(code: str, **options) -> bool:
-        with app.app_context():
-            return tables.run_automatic(code, **options)
-
-    return run
+from tests.web.web_helpers import stored_state
 
 
 @pytest.fixture
@@ -49,13 +34,13 @@ def test_an_away_players_first_flips_are_chosen_after_the_grace_period(
     automatic, presence, two_player_game
 ):
     code, ann, bob, seats = two_player_game
-    table, game = state(code)
+    table, game = stored_state(code)
     bob_id = seats["Bob"].player_id
     assert game.round.setup_left[bob_id] == 2
     since = presence.away_since(code, seats["Bob"].id)
     assert not automatic(code, now=since + 14)
     assert automatic(code, now=since + 16)
-    table, game = state(code)
+    table, game = stored_state(code)
     assert game.round.setup_left[bob_id] == 0
     assert game.round.setup_left[seats["Ann"].player_id] == 2  # Ann is here: she chooses
 
@@ -69,23 +54,23 @@ def test_an_away_players_turn_is_played_for_them_then_they_forfeit(
         assert ann.move("reveal", pos).status_code == 303
     since = presence.away_since(code, seats["Bob"].id)
     automatic(code, now=since + 16)  # Bob's flips
-    table, game = state(code)
+    table, game = stored_state(code)
     if game.round.turn == ann_id:
         ann.move("draw")
-        table, game = state(code)
+        table, game = stored_state(code)
         flip = next(a for a in game.legal_actions(ann_id) if type(a).__name__ == "DiscardDrawn")
         ann.move("discard_drawn", flip.flip)
-    table, game = state(code)
+    table, game = stored_state(code)
     assert game.round.turn == bob_id
     moves_before = len(game.round.moves)
     later = table.updated_at.timestamp() + 16
     assert automatic(code, now=max(later, since + 16))
-    table, game = state(code)
+    table, game = stored_state(code)
     assert game.round.turn == ann_id, "Bob's whole turn was played for him"
     assert len(game.round.moves) == moves_before + 1
     # Past the rejoin window Bob forfeits; a game left with one player ends.
     assert automatic(code, now=since + 61)
-    table, game = state(code)
+    table, game = stored_state(code)
     assert game.forfeited == [bob_id]
     assert game.phase == GAME_OVER and table.status == Table.FINISHED
     assert "Bob left the game" in ann.page()
@@ -98,7 +83,7 @@ def test_a_player_who_comes_back_in_time_keeps_their_seat(automatic, presence, t
     assert "Turn over 2 cards" in page
     assert presence.away_since(code, seats["Bob"].id) is None
     automatic(code, now=since + 30)
-    table, game = state(code)
+    table, game = stored_state(code)
     assert game.round.setup_left[seats["Bob"].player_id] == 2, "nothing was played for Bob"
     assert not game.forfeited
 
@@ -163,11 +148,11 @@ def test_a_player_seen_only_by_requests_is_played_for_once_that_presence_lapses(
     lapse = time.time() + presence.REQUEST_PRESENCE
     presence.seen(code, seats["Ann"].id, lapse)
     presence.seen(code, seats["Bob"].id, lapse)
-    table, game = state(code)
+    table, game = stored_state(code)
     timing = services.tables.timing
     when, kind, _ = tables.next_automatic(tables.store.current(code), presence, timing)
     assert kind == "proxy_setup" and abs(when - (lapse + 15)) < 2
     assert not automatic(code, now=lapse - 1)  # still present: nothing
     assert automatic(code, now=lapse + 16)
-    table, game = state(code)
+    table, game = stored_state(code)
     assert sum(game.round.setup_left.values()) < 4

@@ -7,8 +7,6 @@ from __future__ import annotations
 import threading
 import time
 
-import pytest
-
 from app import tables
 from app.engine import Game
 from app.storage.models import Seat, Table
@@ -26,15 +24,6 @@ def press(who, name):
 
 def seats_at(code) -> list[Seat]:
     return list(Seat.select().where((Seat.table == code) & (Seat.left == False)))  # noqa: E712
-
-
-@pytest.fixture
-def automatic(app):
-    def run(code: str, **options) -> bool:
-        with app.app_context():
-            return tables.run_automatic(code, **options)
-
-    return run
 
 
 def test_the_home_page_offers_play_now_with_the_name_field(browser):

@@ -7,23 +7,9 @@ from __future__ import annotations
 import pytest
 
 from app import tables
-from app.engine import PLAY, SETUP, Game
+from app.engine import PLAY, SETUP
 from app.storage.models import Seat, Table
-from tests.web.web_helpers import parse
-
-
-def state(code):
-    table = Table.get(Table.code == code)
-    return table, Game.from_dict(table.state)
-
-
-@pytest.fixture
-def automatic(app):
-    def run(code: str, **options) -> bool:
-        with app.app_context():
-            return tables.run_automatic(code, **options)
-
-    return run
+from tests.web.web_helpers import parse, stored_state
 
 
 @pytest.fixture
@@ -63,7 +49,7 @@ def play_setup(code, ann, bob):
     for who in (ann, bob):
         for pos in ((0, 0), (0, 1)):
             assert who.move("reveal", pos).status_code == 303
-    table, game = state(code)
+    table, game = stored_state(code)
     assert game.phase == PLAY
     return game
 
@@ -113,7 +99,7 @@ def test_a_timed_out_setup_turns_the_cards_for_whoever_waits(automatic, clocked_
     start = since(code)
     assert not automatic(code, now=start + 29)
     assert automatic(code, now=start + 31)
-    table, game = state(code)
+    table, game = stored_state(code)
     assert game.phase == PLAY  # Bob's first cards were turned for him, and only them
     assert not [e for e in game.round.log if e["type"] in ("draw", "take_discard")]
     assert table.clock["timeouts"] == {seats["Bob"].player_id: 1}
@@ -126,15 +112,15 @@ def test_three_timeouts_make_a_player_absent_then_the_rejoin_window_counts(
     play_setup(code, ann, bob)
     bob_id = seats["Bob"].player_id
     for n in range(1, 4):
-        table, game = state(code)
+        table, game = stored_state(code)
         if game.round.turn != bob_id:  # Ann plays her turn herself
             ann_plays_a_turn(code, ann, seats["Ann"].player_id)
-            table, game = state(code)
+            table, game = stored_state(code)
         assert game.round.turn == bob_id
         moves = len(game.round.moves)
         assert not automatic(code, now=since(code) + 29)
         assert automatic(code, now=since(code) + 31)
-        table, game = state(code)
+        table, game = stored_state(code)
         assert game.round.turn != bob_id and len(game.round.moves) > moves
         assert table.clock["timeouts"][bob_id] == n
         assert (bob_id in table.clock.get("absent", {})) == (n == 3)
@@ -146,12 +132,12 @@ def test_three_timeouts_make_a_player_absent_then_the_rejoin_window_counts(
     # Bob counts as away from then: the forfeit is due after the rejoin window.
     assert due(code, marked) == (marked + 30, "forfeit", bob_id)
     assert automatic(code, now=marked + 31)
-    assert bob_id in state(code)[1].forfeited
+    assert bob_id in stored_state(code)[1].forfeited
 
 
 def ann_plays_a_turn(code, ann, ann_id):
     assert ann.move("draw").status_code == 303
-    table, game = state(code)
+    table, game = stored_state(code)
     flip = next(a for a in game.legal_actions(ann_id) if type(a).__name__ == "DiscardDrawn")
     assert ann.move("discard_drawn", flip.flip).status_code == 303
 
@@ -162,14 +148,14 @@ def test_playing_resets_the_count(automatic, clocked_game):
     for pos in ((0, 0), (0, 1)):
         bob.move("reveal", pos)
     assert automatic(code, now=since(code) + 31)  # Ann's first cards: timed out
-    assert state(code)[0].clock["timeouts"] == {ann_id: 1}
-    table, game = state(code)
+    assert stored_state(code)[0].clock["timeouts"] == {ann_id: 1}
+    table, game = stored_state(code)
     who = ann if game.round.turn == ann_id else bob
     if who is bob:
         assert automatic(code, now=since(code) + 31)  # Bob's turn runs out too
         who = ann
     assert who.move("draw").status_code == 303
-    table, _ = state(code)
+    table, _ = stored_state(code)
     assert ann_id not in table.clock["timeouts"]
 
 
@@ -183,18 +169,18 @@ def test_im_back_ends_the_absence(automatic, clocked_game, app):
                 tables.clock.timed_out(ch.table, bob_id, 1000.0 + n)
 
         tables.change(code, mark)
-    assert state(code)[0].clock["absent"] == {bob_id: 1002.0}  # at the third
+    assert stored_state(code)[0].clock["absent"] == {bob_id: 1002.0}  # at the third
     page = parse(bob.page())
     form = page.find("form", cls="im-back")
     assert form is not None and "I'm back" in form.text()
     assert bob.post(f"/t/{code}/back").status_code == 303
-    table, _ = state(code)
+    table, _ = stored_state(code)
     assert table.clock["absent"] == {} and table.clock["timeouts"] == {}
     assert parse(bob.page()).find("form", cls="im-back") is None
     # Pressed again (a second tab): nothing changes.
     version = table.version
     assert bob.post(f"/t/{code}/back").status_code == 303
-    assert state(code)[0].version == version
+    assert stored_state(code)[0].version == version
 
 
 def test_the_countdown_shows_in_pages_without_javascript_and_in_pushes(clocked_game, sockets):
@@ -210,7 +196,7 @@ def test_the_countdown_shows_in_pages_without_javascript_and_in_pushes(clocked_g
     for pos in ((0, 0), (0, 1)):
         ann.move("reveal", pos)
         bob.move("reveal", pos)
-    table, game = state(code)
+    table, game = stored_state(code)
     assert game.phase == PLAY
     name = "Ann" if game.round.turn == seats["Ann"].player_id else "Bob"
     assert f"{name}: " in parse(pushed[-1]).find("p", cls="countdown").text()
@@ -224,6 +210,6 @@ def test_a_table_without_a_clock_shows_no_countdown(sockets, browser):
     ann.post(f"/t/{code}/start", {"version": ann.version()})
     for seat in Seat.select().where(Seat.table == code):
         sockets(code, seat.id, "", lambda html: None)
-    table, game = state(code)
+    table, game = stored_state(code)
     assert game.phase == SETUP and table.clock is None
     assert parse(ann.page()).find("p", cls="countdown") is None

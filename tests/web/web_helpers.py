@@ -187,6 +187,12 @@ def snapshot(code: str) -> tuple:
     return (t.status, t.version, t.rules, t.state, t.public, t.votes, t.host_seat, seats)
 
 
+def stored_state(code: str) -> tuple[Table, Game]:
+    """The table's row and the game decoded from its state column (the round in play)."""
+    table = Table.get(Table.code == code)
+    return table, Game.from_dict(table.state)
+
+
 def game_of(code: str) -> Game:
     """The table's whole game (its finished rounds are stored apart)."""
     return tables.store.load_game(table_row(code))
