@@ -17,6 +17,7 @@ from app.web import (
     auth,
     chat,
     extras,
+    learn,
     lobby,
     pwa,
     reactions,
@@ -109,6 +110,7 @@ def create_app(config: dict | None = None) -> Flask:
     auth.init_app(app)
     app.register_blueprint(lobby.bp)
     app.register_blueprint(table.bp)
+    app.register_blueprint(learn.bp)
     app.register_blueprint(stats_pages.bp)
     extras.init_app(app)
     pwa.init_app(app)

@@ -82,6 +82,9 @@ class Table(BaseModel):
     # The host's setting: only accounts that finish at least this share (percent) of
     # their recent games may join. Nullable (None: anyone), like `chat`.
     min_finished = pw.IntegerField(null=True)
+    # A lesson's table (/learn): one learner and a bot on a fixed deal, with hints; its
+    # game counts in no stats or rating. Nullable, as `chat`.
+    lesson = pw.BooleanField(default=False, null=True)
     created_at = pw.DateTimeField(default=utcnow)
     updated_at = pw.DateTimeField(default=utcnow, index=True)
 
@@ -339,57 +342,40 @@ def on_postgres() -> bool:
 def _migrate(database) -> None:
     """Columns added after a database was created (create_tables adds only tables, and
     would fail creating the index of a missing column): runs before create_tables."""
-    from playhouse.migrate import SchemaMigrator, migrate
-
-    user = User._meta.table_name
-    if database.table_exists(user) and "language" not in {
-        c.name for c in database.get_columns(user)
-    }:
-        with database.atomic():
-            migrate(
-                SchemaMigrator.from_database(database).add_column(user, "language", User.language)
-            )
-    if database.table_exists(user) and "theme" not in {c.name for c in database.get_columns(user)}:
-        with database.atomic():
-            migrate(SchemaMigrator.from_database(database).add_column(user, "theme", User.theme))
-    table = Table._meta.table_name
-    if database.table_exists(table) and "chat" not in {c.name for c in database.get_columns(table)}:
-        with database.atomic():
-            migrate(SchemaMigrator.from_database(database).add_column(table, "chat", Table.chat))
-    for name in ("turn_clock", "clock"):
-        if database.table_exists(table) and name not in {
-            c.name for c in database.get_columns(table)
-        }:
-            with database.atomic():
-                migrate(
-                    SchemaMigrator.from_database(database).add_column(
-                        table, name, getattr(Table, name)
-                    )
-                )
-    result = Result._meta.table_name
-    if database.table_exists(result) and "rated" not in {
-        c.name for c in database.get_columns(result)
-    }:
-        with database.atomic():
-            migrate(
-                SchemaMigrator.from_database(database).add_column(result, "rated", Result.rated)
-            )
-    if database.table_exists(table) and "min_finished" not in {
-        c.name for c in database.get_columns(table)
-    }:
-        with database.atomic():
-            migrate(
-                SchemaMigrator.from_database(database).add_column(
-                    table, "min_finished", Table.min_finished
-                )
-            )
+    for model, name in (
+        (User, "language"),
+        (User, "theme"),
+        (Table, "chat"),
+        (Table, "turn_clock"),
+        (Table, "clock"),
+        (Result, "rated"),
+        (Table, "min_finished"),
+        (Table, "lesson"),
+    ):
+        _add_missing(database, model, name)
     seat = Seat._meta.table_name
-    if not database.table_exists(seat):
-        return
-    if "user_id" not in {c.name for c in database.get_columns(seat)}:
+    if database.table_exists(seat) and "user_id" not in {
+        c.name for c in database.get_columns(seat)
+    }:
         with database.atomic():
             User.create_table()
-            migrate(SchemaMigrator.from_database(database).add_column(seat, "user_id", Seat.user))
+            _add_column(database, Seat, "user")
+
+
+def _add_missing(database, model, name: str) -> None:
+    """Add `model`'s column `name` to a stored table that lacks it."""
+    table = model._meta.table_name
+    if database.table_exists(table) and name not in {c.name for c in database.get_columns(table)}:
+        with database.atomic():
+            _add_column(database, model, name)
+
+
+def _add_column(database, model, name: str) -> None:
+    from playhouse.migrate import SchemaMigrator, migrate
+
+    field = model._meta.fields[name]
+    table = model._meta.table_name
+    migrate(SchemaMigrator.from_database(database).add_column(table, field.column_name, field))
 
 
 def open_database(url: str, pool_size: int = 32, wait: float = 30):

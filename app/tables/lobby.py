@@ -69,11 +69,14 @@ def new_code() -> str:
 
 
 def create_table(
-    host_name: str, public: bool = False, user_id: int | None = None
+    host_name: str, public: bool = False, user_id: int | None = None, **settings
 ) -> tuple[Table, Seat]:
+    """A new table in its lobby, its host seated; `settings`: other columns of the table
+    than the defaults (a lesson's rules, say)."""
     name = clean_name(host_name)
     with db.atomic():
-        table = Table.create(code=new_code(), rules=RuleSet().to_dict(), public=bool(public))
+        fields = {"rules": RuleSet().to_dict(), **settings}
+        table = Table.create(code=new_code(), public=bool(public), **fields)
         seat = Seat.create(
             table=table, position=0, name=name, token=secrets.token_urlsafe(24), user=user_id
         )

@@ -35,18 +35,24 @@ def _require_seat(seat: Seat | None, message: str | None = None) -> None:
         raise TableError(message or _("You are watching this table."), 403)
 
 
-def new_game(ch: Change, seats: list[Seat]) -> Game:
+def new_game(ch: Change, seats: list[Seat], *, seed: str | None = None, deck=None) -> Game:
+    """A new game at the table: dealt from the game's seed, or from `deck` (the cards in
+    dealing order: a lesson's fixed deal) for its first round."""
     table = ch.table
     table.game_number += 1
     players = [Player(s.player_id, s.name, s.bot) for s in seats]
     game = Game(
         players,
         RuleSet.from_dict(table.rules),
-        seed=secrets.token_hex(8),
+        seed=seed or secrets.token_hex(8),
         game_id=f"{table.code}-{table.game_number}",
+        deal=deck is None,
     )
+    if deck is not None:
+        game.start_next_round(deck=list(deck))
     bot_setup(game)
-    reliability.started(table, seats)  # same transaction: the game counts once started
+    if not table.lesson:  # same transaction: the game counts once started
+        reliability.started(table, seats)
     ch.set_game(game)
     table.status = Table.PLAYING
     table.votes = {}

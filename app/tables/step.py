@@ -82,7 +82,8 @@ def settle(table: Table, game: Game) -> None:
             conflict_target=[GameRecord.table, GameRecord.number],
             preserve=[GameRecord.record, GameRecord.finished_at],
         ).execute()
-        stats.record_results(table, game)  # same transaction: results once per game
+        if not table.lesson:  # a lesson counts in no stats or rating
+            stats.record_results(table, game)  # same transaction: results once per game
 
 
 def save_game(table: Table, game: Game) -> None:

@@ -67,9 +67,10 @@ def board_section(ctx) -> Markup:
         leaving = b["phase"] != "game_over"
         forms = viewer_forms(urls, csrf, ctx["pieces"]["reactions"], leaving)
     variants = ""
+    swapped = ctx.get("oob") or (has_request_context() and request.htmx)
     # In answers and pushes only: a whole page keeps within its weight budget (the
     # choice is then one request, as without JavaScript).
-    if ctx.get("variants") and (ctx.get("oob") or (has_request_context() and request.htmx)):
+    if ctx.get("variants") and swapped:
         variants = Markup("").join(
             variant(mode, v, ctx, memo["slots"][b["me"]["id"]])
             for mode, v in ctx["variants"].items()
@@ -77,7 +78,7 @@ def board_section(ctx) -> Markup:
     if b["ranking"] or b["result"]:  # as the page has them (a few renderings per round)
         template = current_app.jinja_env.get_template("partials/_results.html")
         results = Markup(template.render(ctx))  # a template's rendering, escaped there
-    return parts().board_section(
+    section = parts().board_section(
         ctx["status"],
         ctx.get("oob"),
         version,
@@ -94,6 +95,9 @@ def board_section(ctx) -> Markup:
         results,
         variants,
     )
+    if swapped and ctx["table"].lesson:  # the page has its #hint above the board
+        return section + parts().hint_box(b["hint"], True)
+    return section
 
 
 def variant(mode: str, b: dict, ctx: dict, slot):

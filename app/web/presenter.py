@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from app import i18n
 from app.engine import RuleSet, view
+from app.features import lesson
 from app.features.outcome import a, card_tone, log_line, ranking, round_result
 from app.i18n import gettext as _
 from app.i18n import ngettext
@@ -93,6 +94,7 @@ class Shared:
         self.rematch_starter_name = i18n.person(starter.name) if starter is not None else None
         self.rematch_ready = len(self.rematch_in) > 1
         self.banners: dict[tuple, dict] = {}  # see `board`
+        self.lesson = bool(table.lesson)  # a lesson's board has hints (app.features.lesson)
         if self.game is None:
             return
         v = view(self.game, None)
@@ -282,6 +284,7 @@ def board(shared: Shared, me: Seat | None, mode: str | None = None) -> dict:
         "rematch_ready": shared.rematch_ready,
         "show_totals": v["rules"]["show_running_score"] or phase == "game_over",
         "forfeited": my_id in game.forfeited if my_id else False,
+        "hint": lesson.hint(v, names, my_id, mode) if shared.lesson and playing else None,
     }
 
 
