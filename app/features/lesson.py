@@ -76,9 +76,10 @@ def setup(v) -> dict:
         )
     else:
         text = ngettext("Turn over %(num)d more card.", "Turn over %(num)d more cards.", left)
-    # Any card will do; the first column's make a good start on this deal.
+    # Any card will do; the first column's top and bottom make a good start on the
+    # lesson's deal (app.tables.lesson).
     grid = v["round"]["grids"][v["me"]]
-    first = next((r for r, row in enumerate(grid) if row[0]["state"] == "down"), None)
+    first = next((r for r in (0, len(grid) - 1) if grid[r][0]["state"] == "down"), None)
     return joined([text], "grid", (first, 0) if first is not None else None)
 
 

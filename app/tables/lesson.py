@@ -2,10 +2,12 @@
 friendly deal, to a low end score (so most likely one round). Its hints are the board's
 (app.features.lesson); here are its table, its deal and the tables that follow it.
 
-The deal: the learner's grid holds a column of three 3s (it clears once all three are
-face up) and three columns of pairs; the bot's grid is high, so the learner can win; the
-draw pile starts with a low card to keep, a high one to discard, and cards that match
-the learner's pairs."""
+The deal: the learner's first column holds two 12s around a low card, and the discard
+pile shows a third 12: turned over first (as the setup hint suggests), the two 12s make
+the learner start (the bot's cards are all lower) and the discard pile's 12 clears the
+column at once. Their last column is three 5s, the others pairs; the bot's grid is high,
+so the learner can win; the draw pile starts with a high card (the bot throws it away),
+a low one to keep and a high one to discard."""
 
 from __future__ import annotations
 
@@ -19,10 +21,10 @@ from app.tables.lobby import add_bot_seat, create_table
 from app.tables.playing import new_game
 from app.tables.step import Change
 
-LEARNER_GRID = (3, 8, 0, 5, 3, 12, 11, 5, 3, 8, 0, 5)  # row by row, four columns
-BOT_GRID = (7, 10, 9, 11, 12, 6, 10, 9, 11, 7, 12, 10)
-DISCARD = 2
-DRAWS = (-2, 12, 8, 0, 3, 10, -1, 5, 9, 4)  # the draw pile's first cards, its top first
+LEARNER_GRID = (12, 8, 0, 5, 4, 1, 11, 5, 12, 8, 0, 5)  # row by row, four columns
+BOT_GRID = (7, 10, 9, 11, 11, 6, 10, 9, 11, 7, 10, 8)
+DISCARD = 12
+DRAWS = (11, -2, 12, 9, 0, 5, -1, 3, 10, 4)  # the draw pile's first cards, its top first
 RULES = RuleSet(end_score=10)  # a real game goes to 100: the lesson stops after a round
 BOT = "greedy"
 SEED = "skymo-lesson"  # the rest of the deck, and the bot's choices, the same each time
