@@ -181,19 +181,23 @@ def _column_text(card: int, cell: tuple[int, int]) -> str:
 
 
 def cleared(v, names: dict, my_id: str) -> str:
-    """A column the last move cleared, said."""
+    """A column the last move cleared, or the learner's own last move did (told again
+    on their next turn: the bot may have played meanwhile)."""
+    others_moved = False
     for event in reversed(v["round"]["log"]):
         kind = event["type"]
-        if kind in ("draw", "ended"):
-            continue  # a draw shows nothing; "ended" follows the move that ended
-        if kind != "clear":
-            return ""
-        if event["player"] == my_id:
+        if kind == "ended" or (kind == "draw" and event["player"] != my_id):
+            continue  # another's draw shows nothing; "ended" follows the move that ended
+        if kind == "clear" and event["player"] == my_id:
             return _("Cleared! Three equal cards in a column leave the grid and count nothing.")
-        return _(
-            "%(name)s cleared a column: three equal cards leave the grid and count nothing.",
-            name=names.get(event["player"], ""),
-        )
+        if kind == "clear" and not others_moved:
+            return _(
+                "%(name)s cleared a column: three equal cards leave the grid and count nothing.",
+                name=names.get(event["player"], ""),
+            )
+        if event.get("player") == my_id:
+            return ""  # the learner's last move cleared nothing
+        others_moved = True
     return ""
 
 

@@ -11,7 +11,7 @@ import pytest
 from app.bots.registry import choose
 from app.engine import DECK, Game, Player, RuleSet, action_from_dict, view
 from app.features.lesson import hint
-from app.tables.lesson import BOT, LEARNER_GRID, RULES, SEED, deck
+from app.tables.lesson import BOT, RULES, SEED, deck
 from app.tables.playing import bot_setup
 
 NAMES = {"me": "Ann", "bot": "Gobbler"}
@@ -42,14 +42,6 @@ def play(game: Game, action: dict) -> None:
 LOW_BOT = [0, 1, -1, 0] * 3  # the bot's grid: low, so that the learner starts
 
 
-def test_the_lesson_deals_a_whole_deck_the_same_way_every_time():
-    cards = deck()
-    assert sorted(cards) == sorted(DECK)
-    assert cards == deck()
-    assert tuple(cards[:12]) == LEARNER_GRID
-    assert RULES.end_score < RuleSet().end_score
-
-
 def test_the_setup_hint_asks_for_two_cards_and_points_at_the_first_column():
     game = game_of(deck())
     first = hint_of(game)
@@ -76,6 +68,11 @@ def test_a_discard_that_completes_a_column_is_pointed_at_with_its_cell():
     said = hint_of(game)  # the bot's turn now: the learner's clear is told
     assert said["text"].startswith("Cleared! Three equal cards in a column leave the grid")
     assert said["point"] == ""
+    bot_turns(game)  # and again on the learner's next turn, after the bot's
+    assert game.round.turn == "me"
+    assert hint_of(game)["text"].startswith("Cleared! Three equal cards")
+    play(game, {"type": "draw"})
+    assert "Cleared!" not in hint_of(game)["text"]  # once a new move is made: no more
 
 
 MINE = [12, 1, 1, 2, 5, 2, 2, 1, 9, 1, 2, 2]  # a 12 and a 5 in the first column
