@@ -42,3 +42,17 @@ def test_the_table_page_with_every_asset_is_within_budget(browser, app):
         total = sum(sizes.values())
         print(f"{person.name}'s table page, gzipped bytes:", sizes, "total", total)
         assert total <= BUDGET, (person.name, sizes)
+
+
+def test_the_lesson_page_with_every_asset_is_within_budget(browser):
+    ann = browser()
+    response = ann.post("/learn", {"name": "Ann"})
+    code = response.headers["Location"].rsplit("/", 1)[1]
+    page = ann.client.get(f"/t/{code}", headers={"Accept-Encoding": "gzip"})
+    html = ann.get(f"/t/{code}").data.decode()
+    assets = LINKED.findall(html)
+    assert any("learn-1" in a for a in assets)  # its own styles, on its page only
+    sizes = {"page": len(page.data)} | {a: weigh(ann.client, a) for a in assets}
+    total = sum(sizes.values())
+    print("the lesson's table page, gzipped bytes:", sizes, "total", total)
+    assert total <= BUDGET, sizes
