@@ -12,7 +12,17 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.e2e_helpers import DESKTOP, PHONE, audit, click, out_of_view, settle
+from tests.e2e.e2e_helpers import (
+    DESKTOP,
+    PHONE,
+    audit,
+    axe_violations,
+    click,
+    headings_one,
+    out_of_view,
+    settle,
+    small_targets,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -111,6 +121,8 @@ def test_a_newcomer_plays_the_lesson_on_a_phone_by_following_the_hints(
     expect(page.locator(".learn-offer")).to_contain_text("New to Skymo?")
     click(page, page.get_by_role("link", name="Learn to play"))
     page.wait_for_url(re.compile(r"/learn$"))
+    settle(page)
+    assert axe_violations(page) + headings_one(page) + small_targets(page) == []
     page.get_by_label("Your name").fill("Ann")
     page.get_by_role("button", name="Start the lesson").click()
     page.wait_for_url(re.compile(r"/t/[A-Z0-9]+$"))

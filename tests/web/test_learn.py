@@ -244,17 +244,17 @@ def test_after_the_lesson_without_a_name_the_home_page_asks_for_one(browser):
 def test_the_home_page_offers_the_lesson_until_the_device_starts_or_skips_it(browser):
     ann = browser()
     home = parse(ann.get("/").data)
-    offer = home.find("section", cls="learn-offer")
+    offer = home.find(cls="learn-offer")
     assert offer is not None and OFFER in offer.text()
     assert offer.find("a", href="/learn").text() == "Learn to play"
     ann.post("/learn/skip")
     later = parse(ann.get("/").data)
-    assert later.find("section", cls="learn-offer") is None
+    assert later.find(cls="learn-offer") is None
     assert later.find("a", href="/learn") is not None  # still there when asked for
 
     bob = browser()
     start_lesson(bob, "Bob")
-    assert parse(bob.get("/").data).find("section", cls="learn-offer") is None
+    assert parse(bob.get("/").data).find(cls="learn-offer") is None
 
 
 def test_a_newcomer_at_a_table_is_offered_the_lesson_in_a_new_tab(browser):
