@@ -78,11 +78,15 @@ def board_section(ctx) -> Markup:
     if b["ranking"] or b["result"]:  # as the page has them (a few renderings per round)
         template = current_app.jinja_env.get_template("partials/_results.html")
         results = Markup(template.render(ctx))  # a template's rendering, escaped there
+    pieces = ctx["pieces"]
+    away, me = ctx["away"], ctx["me"]
+    if away and me is not None and away.get("seat") == me.id:  # said to them: "you"
+        pieces = dict(pieces, away=parts().away_countdown(away, True))
     section = parts().board_section(
         ctx["status"],
         ctx.get("oob"),
         version,
-        ctx["pieces"],
+        pieces,
         ctx["error"],
         ctx["error_field"],
         ctx["me"] is None,

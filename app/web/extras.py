@@ -17,7 +17,7 @@ _cache: dict[str, tuple[tuple, dict | None]] = {}  # code -> (key, countdown)
 
 
 def away_countdown(table, now: float | None = None) -> dict | None:
-    """{"name", "seconds", "setup", "clock", "idle"} when the server will play for the
+    """{"name", "seat", "seconds", "setup", "clock", "idle"} when the server will play for the
     player the game waits for: they have no page open, or let the turn clock run out too
     often ("idle"), or their turn clock runs ("clock"); else None. Worked out once per
     table state (a push renders the table once per player)."""
@@ -60,6 +60,7 @@ def _countdown(table, now: float, sockets: frozenset) -> dict | None:
     seconds = max(0, round(when - now))
     return {
         "name": seat.name,
+        "seat": seat.id,  # the viewer in this seat reads it said to them
         "seconds": seconds,
         "setup": kind.endswith("_setup"),
         "clock": kind.startswith("clock"),

@@ -47,6 +47,26 @@ def test_everyone_sees_the_countdown_before_an_away_players_turn_is_played(
             hub.remove(conn)
 
 
+def test_the_away_player_reads_their_own_countdown_said_to_them(app, hub, presence, browser):
+    # Bob plays without JavaScript (no socket): once his last request is old, the server
+    # turns his cards for him; his own page tells him so, not "Bob is not connected".
+    ann, bob = seat_table(browser, ("Ann", "Bob"), grace_seconds=15)
+    start(ann)
+    code = ann.code
+    ann_socket = Connection(
+        code=code, seat_id=seat_of(code, "Ann").id, csrf="", send=lambda html: None
+    )
+    hub.add(ann_socket)
+    try:
+        presence.seen(code, seat_of(code, "Bob").id, time.time())
+        mine = countdown_text(bob)  # (this request counts Bob as seen again: still due)
+        assert mine is not None and mine.startswith("Your cards are turned for you in ")
+        assert mine.endswith(" s unless you turn them")
+        assert countdown_text(ann).startswith("Bob is not connected: their cards")
+    finally:
+        hub.remove(ann_socket)
+
+
 def refreshes(html: str) -> bool:
     return 'http-equiv="refresh"' in html
 

@@ -4,6 +4,8 @@ a row making a player absent (then the rejoin window counts), and coming back.""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from app import tables
@@ -198,9 +200,16 @@ def test_the_countdown_shows_in_pages_without_javascript_and_in_pushes(clocked_g
         bob.move("reveal", pos)
     table, game = stored_state(code)
     assert game.phase == PLAY
-    name = "Ann" if game.round.turn == seats["Ann"].player_id else "Bob"
-    assert f"{name}: " in parse(pushed[-1]).find("p", cls="countdown").text()
-    assert "s to play" in parse(ann.page()).find("p", cls="countdown").text()
+    mover, waiter = (ann, bob) if game.round.turn == seats["Ann"].player_id else (bob, ann)
+    mover_name = "Ann" if mover is ann else "Bob"
+    # The player whose turn it is reads it said to them; the others read their name.
+    assert "s left to play your turn" in parse(mover.page()).find("p", cls="countdown").text()
+    waiting = parse(waiter.page()).find("p", cls="countdown").text()
+    assert waiting.startswith(f"{mover_name}: ") and waiting.endswith(" s to play")
+    # Ann's socket is told as her page is (the seconds aside).
+    said_to_ann = parse(pushed[-1]).find("p", cls="countdown").text()
+    on_her_page = parse(ann.page()).find("p", cls="countdown").text()
+    assert re.sub(r"\d+", "N", said_to_ann) == re.sub(r"\d+", "N", on_her_page)
 
 
 def test_a_table_without_a_clock_shows_no_countdown(sockets, browser):
