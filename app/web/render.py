@@ -88,6 +88,8 @@ def table_context(
         ctx["qr"] = LazyQR(invite_url)
         start_at = tables.starts_at(table)  # a Play now table's start by itself
         ctx["starts_in"] = None if start_at is None else max(0, math.ceil(start_at - time.time()))
+        if start_at is not None:  # a Play now table seats fewer (bots in the rest)
+            ctx["max_seats"] = tables.PLAY_NOW_SEATS
         ctx["bot_kind_names"] = i18n.bot_kind_names()
     if snap.game is not None:
         b = ctx["board"] = board(shared, me, mode)

@@ -178,3 +178,19 @@ def assert_shared(codes: list[str], count: int) -> None:
     sizes = sorted(by_table.values(), reverse=True)
     full, rest = divmod(count, 4)
     assert sizes == [4] * full + ([rest] if rest else []), by_table
+
+
+def test_a_play_now_lobby_counts_its_own_seats(browser):
+    ann = browser()
+    press(ann, "Ann")
+    heading = parse(ann.page()).by_id("seats-h").text()
+    assert heading.endswith(f"1 of {tables.PLAY_NOW_SEATS}")
+    others = [browser() for _ in range(tables.PLAY_NOW_SEATS - 1)]
+    for who, name in zip(others, "BCD", strict=True):
+        press(who, name)
+    visitor = browser()
+    page = parse(visitor.get(f"/t/{ann.code}").data)
+    assert "This table is full." in page.by_id("join").text()  # nobody else fits
+    created = browser()
+    created.create("Eve")
+    assert parse(created.page()).by_id("seats-h").text().endswith(f"1 of {tables.MAX_SEATS}")
