@@ -15,13 +15,12 @@ from app import tables
 from app.tables import lesson
 from app.web.auth import signed_in
 from app.web.lobby import seated
-from app.web.security import csrf_token
+from app.web.security import csrf_token, remember_on_device
 from app.web.table import current_seat
 
 bp = Blueprint("learn", __name__, url_prefix="/learn")
 
 COOKIE = "skymo-learned"  # this device has started or skipped the lesson
-COOKIE_AGE = 60 * 60 * 24 * 365
 
 
 def learned() -> bool:
@@ -36,8 +35,7 @@ def lesson_offer() -> dict:
 
 
 def remember(response):
-    response.set_cookie(COOKIE, "1", max_age=COOKIE_AGE, samesite="Lax", httponly=True)
-    return response
+    return remember_on_device(response, COOKIE, "1")
 
 
 def user_id() -> int | None:

@@ -7,7 +7,7 @@ its own, and ws.py refuses a cross-origin socket."""
 
 from __future__ import annotations
 
-from flask import render_template, session
+from flask import current_app, render_template, session
 from flask_babel import gettext as _
 from flask_wtf.csrf import CSRFError, CSRFProtect, generate_csrf
 from werkzeug.exceptions import HTTPException
@@ -27,6 +27,23 @@ def csrf_token() -> str:
 
 
 SIGNED = "csrf_signed"
+
+DEVICE_COOKIE_AGE = 60 * 60 * 24 * 365
+
+
+def remember_on_device(response, name: str, value: str):
+    """A choice this browser keeps for a year (the theme, the lesson seen): not for
+    scripts, sent on same-site requests and links, over https only where the session's
+    cookie is. (app.i18n sets the language's the same way: it is below the web layer.)"""
+    response.set_cookie(
+        name,
+        value,
+        max_age=DEVICE_COOKIE_AGE,
+        samesite="Lax",
+        httponly=True,
+        secure=bool(current_app.config.get("SESSION_COOKIE_SECURE")),
+    )
+    return response
 
 
 def init_app(app) -> None:

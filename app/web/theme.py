@@ -8,16 +8,16 @@ that has chosen nothing. "As the device" leaves it to `prefers-color-scheme`."""
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, redirect, render_template, request, url_for
+from flask import Blueprint, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from app.features import accounts
 from app.web.auth import safe_next, signed_in
+from app.web.security import remember_on_device
 
 bp = Blueprint("theme", __name__)
 
 COOKIE = "theme"
-COOKIE_AGE = 60 * 60 * 24 * 365
 DEVICE = "device"  # the choice that follows the device's colour scheme
 CHOICES = (*accounts.THEMES, DEVICE)
 # The browser's bar (`theme-color`): the header's colour in each theme.
@@ -52,14 +52,7 @@ def choose():
         message = _("Choose a theme: light, dark or as the device.")
         return render_template("pages/error.html", message=message, status=400), 400
     response = redirect(safe_next(request.form.get("next")) or url_for("lobby.home"), 303)
-    response.set_cookie(
-        COOKIE,
-        choice,
-        max_age=COOKIE_AGE,
-        samesite="Lax",
-        httponly=True,
-        secure=bool(current_app.config.get("SESSION_COOKIE_SECURE")),
-    )
+    remember_on_device(response, COOKIE, choice)
     user = signed_in()
     if user is not None:
         accounts.set_theme(user, None if choice == DEVICE else choice)
