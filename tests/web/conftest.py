@@ -6,6 +6,7 @@ import pytest
 
 from app import tables
 from app.live.hub import Connection
+from tests.web.account_helpers import make_user
 
 
 @pytest.fixture
@@ -36,3 +37,9 @@ def automatic(app):
             return tables.run_automatic(code, **options)
 
     return run
+
+
+@pytest.fixture
+def ann_and_bob(app):
+    """Two accounts, "ann" and "bob" (the stats and rating tests seat them)."""
+    return make_user("ann"), make_user("bob")

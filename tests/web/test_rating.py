@@ -40,11 +40,6 @@ def ratings() -> dict[str, tuple[float, float, int]]:
     }
 
 
-@pytest.fixture
-def ann_and_bob(app):
-    return make_user("ann"), make_user("bob")
-
-
 def test_a_finished_game_rates_its_accounts_once(app, ann_and_bob):
     ann, bob = ann_and_bob
     code, (a, b) = table_with(app, ("Ann", ann), ("Bob", bob))

@@ -36,11 +36,8 @@ from tests.web.account_helpers import (  # noqa: F401 (cheap_hashing: an autouse
     make_user,
     signin,
     table_with,
+    text,
 )
-
-
-def text(response) -> str:
-    return response.data.decode()
 
 
 def shown(page: str, ident: str) -> str:
@@ -48,11 +45,6 @@ def shown(page: str, ident: str) -> str:
     found = re.search(rf'id="{ident}">(.*?)</dd>', page, re.S)
     assert found, ident
     return re.sub(r"<[^>]+>", "", found.group(1)).strip()
-
-
-@pytest.fixture
-def ann_and_bob(app):
-    return make_user("ann"), make_user("bob")
 
 
 # ----- recording -----------------------------------------------------------------------
