@@ -66,23 +66,29 @@ def registration_id(cdp, page) -> str:
     raise AssertionError("no service worker registration")
 
 
+def bob_with_alerts(server, new_context, double, invite: str):
+    """Bob joins from a phone whose browser gives his push double's subscription, and
+    turns "Tell me when it's my turn" on: (his page, its context, his device)."""
+    device = double.device("bob")
+    context = new_context(**PHONE)
+    context.grant_permissions(["notifications"], origin=server.url)
+    context.add_init_script(STUB % json.dumps(device.subscription()))
+    bob = context.new_page()
+    join(bob, invite, "Bob")
+    bob.locator("[data-sound-menu] summary").click()
+    bob.get_by_label("Tell me when it's my turn").check()
+    expect(bob.get_by_role("status").filter(has_text="Alerts on")).to_be_visible()
+    return bob, context, device
+
+
 def test_a_hidden_player_is_alerted_and_the_worker_shows_it(
     server, new_context, double, screenshots
 ):
     ann = new_context(**PHONE).new_page()
     invite = create_table(ann, server.url, "Ann")
     code = invite.rsplit("/", 1)[1]
-    device = double.device("bob")
-    bob_context = new_context(**PHONE)
-    bob_context.grant_permissions(["notifications"], origin=server.url)
-    bob_context.add_init_script(STUB % json.dumps(device.subscription()))
-    bob = bob_context.new_page()
-    join(bob, invite, "Bob")
-
-    bob.locator("[data-sound-menu] summary").click()
+    bob, bob_context, device = bob_with_alerts(server, new_context, double, invite)
     switch = bob.get_by_label("Tell me when it's my turn")
-    switch.check()
-    expect(bob.get_by_role("status").filter(has_text="Alerts on")).to_be_visible()
     shoot(bob, screenshots, "alerts-switch", "phone")
     key = bob.request.get(f"{server.url}/t/{code}/alerts").json()["key"]
     given = bob.evaluate("window.__keys")
@@ -131,15 +137,7 @@ def test_a_hidden_player_is_alerted_and_the_worker_shows_it(
 def test_a_visible_player_is_not_alerted(server, new_context, double):
     ann = new_context(**PHONE).new_page()
     invite = create_table(ann, server.url, "Ann")
-    device = double.device("bob")
-    bob_context = new_context(**PHONE)
-    bob_context.grant_permissions(["notifications"], origin=server.url)
-    bob_context.add_init_script(STUB % json.dumps(device.subscription()))
-    bob = bob_context.new_page()
-    join(bob, invite, "Bob")
-    bob.locator("[data-sound-menu] summary").click()
-    bob.get_by_label("Tell me when it's my turn").check()
-    expect(bob.get_by_role("status").filter(has_text="Alerts on")).to_be_visible()
+    bob, _context, _device = bob_with_alerts(server, new_context, double, invite)
     bob.reload()  # the switch stays on for this table's next page
     settle(bob)
     assert bob.get_by_label("Tell me when it's my turn").is_checked()
