@@ -114,33 +114,53 @@ def play_a_round(
     return {lang: " | ".join(sorted(texts)) for lang, texts in seen.items()}
 
 
+def host_a_small_table(page: Page, base: str, lang: str, heading: str, words: dict) -> str:
+    """From the home page in `lang` (its words for the home page's and the rules form's
+    labels): a table with a 2 × 2 grid and one card turned at the start, hosted by
+    words["host"]; returns the invite link."""
+    page.goto(base + "/")
+    expect(page.locator("html")).to_have_attribute("lang", lang)
+    expect(page.get_by_role("heading", level=1)).to_have_text(heading)
+    page.get_by_label(words["name"]).fill(words["host"])
+    page.get_by_role("button", name=words["create"]).click()
+    page.wait_for_url(re.compile(r"/t/[A-Z0-9]+$"))
+    settle(page)
+    form = page.locator("#rules-form")
+    open_rules(page)  # folded on a short lobby
+    form.get_by_label(words["rows"], exact=True).fill("2")
+    form.get_by_label(words["cols"], exact=True).fill("2")
+    form.get_by_label(words["flips"], exact=True).fill("1")
+    click_and_wait_change(page, form.get_by_role("button", name=words["save"]))
+    return page.locator("#invite").input_value()
+
+
+def join_in(page: Page, invite: str, lang: str, label: str, name: str, button: str) -> None:
+    """Open the invite in `lang` and take a seat (the join form's `label` and `button`)."""
+    page.goto(invite)
+    expect(page.locator("html")).to_have_attribute("lang", lang)
+    settle(page)
+    page.locator("#join").get_by_label(label).fill(name)
+    with page.expect_navigation():
+        page.locator("#join").get_by_role("button", name=button).click()
+    settle(page)
+
+
 def test_a_french_phone_and_a_german_desktop_at_one_table(server, new_context, screenshots):
     # Neither chooses: each browser's own language (Accept-Language) decides.
     phone = new_context(**PHONE, locale="fr-FR").new_page()
     desk = new_context(**DESKTOP, locale="de-DE").new_page()
 
-    phone.goto(server.url + "/")
-    expect(phone.locator("html")).to_have_attribute("lang", "fr")
-    expect(phone.get_by_role("heading", level=1)).to_have_text("Jouez à Skymo entre amis")
-    phone.get_by_label("Votre nom").fill("Léa")
-    phone.get_by_role("button", name="Créer une table").click()
-    phone.wait_for_url(re.compile(r"/t/[A-Z0-9]+$"))
-    settle(phone)
-    form = phone.locator("#rules-form")
-    open_rules(phone)  # folded on a short lobby
-    form.get_by_label("Rangées", exact=True).fill("2")
-    form.get_by_label("Colonnes", exact=True).fill("2")
-    form.get_by_label("Cartes retournées au début", exact=True).fill("1")
-    click_and_wait_change(phone, form.get_by_role("button", name="Enregistrer les règles"))
-    invite = phone.locator("#invite").input_value()
-
-    desk.goto(invite)
-    expect(desk.locator("html")).to_have_attribute("lang", "de")
-    settle(desk)
-    desk.locator("#join").get_by_label("Dein Name").fill("Hans")
-    with desk.expect_navigation():
-        desk.locator("#join").get_by_role("button", name="Beitreten").click()
-    settle(desk)
+    french = {
+        "host": "Léa",
+        "name": "Votre nom",
+        "create": "Créer une table",
+        "rows": "Rangées",
+        "cols": "Colonnes",
+        "flips": "Cartes retournées au début",
+        "save": "Enregistrer les règles",
+    }
+    invite = host_a_small_table(phone, server.url, "fr", "Jouez à Skymo entre amis", french)
+    join_in(desk, invite, "de", "Dein Name", "Hans", "Beitreten")
     # The join reached the phone over its socket, in French.
     expect(phone.locator("#seats")).to_contain_text("2 sur 8")
     expect(desk.locator("#seats")).to_contain_text("2 von 8")
@@ -198,29 +218,19 @@ def test_a_brazilian_phone_and_a_dutch_desktop_at_one_table(server, new_context,
     desk = new_context(**DESKTOP, locale="nl-NL").new_page()
     dutch = {"nl": ("is", "of")}
 
-    phone.goto(server.url + "/")
-    expect(phone.locator("html")).to_have_attribute("lang", "pt-BR")
-    expect(phone.get_by_role("heading", level=1)).to_have_text("Jogue Skymo com amigos")
-    phone.get_by_label("Seu nome").fill("Bruna")
-    phone.get_by_role("button", name="Criar uma mesa").click()
-    phone.wait_for_url(re.compile(r"/t/[A-Z0-9]+$"))
-    settle(phone)
-    form = phone.locator("#rules-form")
-    open_rules(phone)
-    form.get_by_label("Linhas", exact=True).fill("2")
-    form.get_by_label("Colunas", exact=True).fill("2")
-    form.get_by_label("Cartas viradas no início", exact=True).fill("1")
-    click_and_wait_change(phone, form.get_by_role("button", name="Salvar as regras"))
-    invite = phone.locator("#invite").input_value()
+    portuguese = {
+        "host": "Bruna",
+        "name": "Seu nome",
+        "create": "Criar uma mesa",
+        "rows": "Linhas",
+        "cols": "Colunas",
+        "flips": "Cartas viradas no início",
+        "save": "Salvar as regras",
+    }
+    invite = host_a_small_table(phone, server.url, "pt-BR", "Jogue Skymo com amigos", portuguese)
     shoot(phone, screenshots / "i18n-pt-BR-phone-lobby.png")
 
-    desk.goto(invite)
-    expect(desk.locator("html")).to_have_attribute("lang", "nl")
-    settle(desk)
-    desk.locator("#join").get_by_label("Je naam").fill("Daan")
-    with desk.expect_navigation():
-        desk.locator("#join").get_by_role("button", name="Meedoen").click()
-    settle(desk)
+    join_in(desk, invite, "nl", "Je naam", "Daan", "Meedoen")
     expect(phone.locator("#seats")).to_contain_text("2 de 8")  # pushed, in Portuguese
     expect(desk.locator("#seats")).to_contain_text("2 van 8")
     for page in (phone, desk):
